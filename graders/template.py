@@ -1,0 +1,125 @@
+"""Solution markers: strip `# BEGIN SOLUTION … # END SOLUTION` blocks (CONTRACT §3).
+
+Used twice: `autograde make-template` strips every block to write
+`student_template/`, and `assemble` strips one problem's blocks so that the
+reference solution of the code being graded never exists in the sandbox.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, List, Optional, Sequence
+
+from .spec import ProblemSpec
+
+BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION\s*$")
+END = re.compile(r"^(?P<indent>[ \t]*)# END SOLUTION\s*$")
+
+
+class MarkerError(ValueError):
+    """Unbalanced, nested or orphan solution markers (message names file and line)."""
+
+
+@dataclass(frozen=True)
+class SolutionBlock:
+    """One marked block: 1-based line numbers of its two markers."""
+
+    begin: int
+    end: int
+    indent: str
+    qualname: str
+    problem: str
+
+
+def _qualname_at(tree: ast.AST, line: int) -> str:
+    """Dotted name of the innermost class/function containing `line` ('' at module level)."""
+    best: List[str] = []
+
+    def visit(node: ast.AST, prefix: List[str]) -> None:
+        nonlocal best
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if child.lineno <= line <= (child.end_lineno or child.lineno):
+                    here = prefix + [child.name]
+                    if len(here) > len(best):
+                        best = here
+                    visit(child, here)
+            else:
+                visit(child, prefix)
+
+    visit(tree, [])
+    return ".".join(best)
+
+
+def find_blocks(source: str, filename: str, rel_path: str, problems: Sequence[ProblemSpec]) -> List[SolutionBlock]:
+    """Locate every solution block of `source` and the problem that owns it."""
+    lines = source.splitlines()
+    tree = ast.parse(source, filename=filename)
+    blocks: List[SolutionBlock] = []
+    open_at: Optional[int] = None
+    indent = ""
+    for number, text in enumerate(lines, start=1):
+        if BEGIN.match(text):
+            if open_at is not None:
+                raise MarkerError(f"{filename}:{number}: nested BEGIN SOLUTION (block opened at line {open_at})")
+            open_at, indent = number, BEGIN.match(text).group("indent")
+        elif END.match(text):
+            if open_at is None:
+                raise MarkerError(f"{filename}:{number}: END SOLUTION without BEGIN SOLUTION")
+            qualname = _qualname_at(tree, open_at)
+            owners = [p.id for p in problems if p.owns(rel_path, qualname)]
+            if len(owners) != 1:
+                what = "no problem" if not owners else "several problems: " + ", ".join(owners)
+                raise MarkerError(
+                    f"{filename}:{open_at}: solution block in '{qualname or '<module>'}' belongs to {what}"
+                    " (see [swap] in problems/*/problem.toml)"
+                )
+            blocks.append(SolutionBlock(open_at, number, indent, qualname, owners[0]))
+            open_at = None
+        elif "BEGIN SOLUTION" in text or "END SOLUTION" in text:
+            raise MarkerError(f"{filename}:{number}: malformed marker (must be alone on its line): {text.strip()}")
+    if open_at is not None:
+        raise MarkerError(f"{filename}:{open_at}: BEGIN SOLUTION is never closed")
+    return blocks
+
+
+def stub_message(block: SolutionBlock) -> str:
+    return f"{block.problem}: implement {block.qualname}"
+
+
+def strip_solutions(
+    source: str,
+    filename: str,
+    rel_path: str,
+    problems: Sequence[ProblemSpec],
+    only: Optional[Iterable[str]] = None,
+) -> str:
+    """Replace the blocks (of the problems in `only`, default all) by `raise NotImplementedError`."""
+    keep = None if only is None else set(only)
+    blocks = find_blocks(source, filename, rel_path, problems)
+    lines = source.splitlines(keepends=True)
+    out: List[str] = []
+    cursor = 0
+    for block in blocks:
+        if keep is not None and block.problem not in keep:
+            continue
+        out.extend(lines[cursor : block.begin - 1])
+        out.append(f'{block.indent}raise NotImplementedError("{stub_message(block)}")\n')
+        cursor = block.end
+    out.extend(lines[cursor:])
+    return "".join(out)
+
+
+def has_markers(source: str) -> bool:
+    return "BEGIN SOLUTION" in source or "END SOLUTION" in source
+
+
+def strip_file(path: Path, rel_path: str, problems: Sequence[ProblemSpec], only: Optional[Iterable[str]] = None) -> str:
+    """`strip_solutions` on a file; files without markers come back unchanged."""
+    source = path.read_text(encoding="utf-8")
+    if not has_markers(source):
+        return source
+    return strip_solutions(source, str(path), rel_path, problems, only)
