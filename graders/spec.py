@@ -27,6 +27,9 @@ class SwapSpec:
     module: str
     #: dotted names taken from the student's module (``backpropagate``, ``Neg.forward``)
     symbols: Tuple[str, ...]
+    #: reference names put into the student's module before swapping (the training loop
+    #: is graded driving the reference ``Network``, not the student's)
+    inject: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,7 @@ def load_problem(folder: Path) -> ProblemSpec:
         file=str(_require(swap_raw, "file", where + " [swap]")),
         module=str(_require(swap_raw, "module", where + " [swap]")),
         symbols=tuple(_require(swap_raw, "symbols", where + " [swap]")),
+        inject=tuple(swap_raw.get("inject", ())),
     )
     tests = []
     seen = set()

@@ -1,0 +1,114 @@
+"""Assemble stage: per problem, the hybrid stack the child imports.
+
+For problem P the stack is the reference with P's solution blocks stubbed
+(so the reference solution of the graded code never exists in the child);
+the student's file is then loaded beside it and only P's symbols are swapped in.
+A broken `autodiff` therefore cannot cost `network` or `training` points.
+Stacks are built once per grader version and reused.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Sequence
+
+from . import paths
+from .make_template import _walk
+from .spec import ProblemSpec, load_problems
+from .template import strip_file
+
+#: Files of the reference that never enter a child's stack (corpus labels live in data/).
+STACK_EXCLUDE = ("data",)
+
+
+@lru_cache(maxsize=1)
+def grader_version() -> str:
+    """A hash of everything that can change a grade: grader, problems and reference."""
+    digest = hashlib.sha256()
+    for base in (paths.ROOT / "graders", paths.PROBLEMS, paths.REFERENCE):
+        for rel in _walk(base):
+            digest.update(f"{base.name}/{rel.as_posix()}\0".encode())
+            digest.update((base / rel).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cache_root() -> Path:
+    """Where reference runs, mutant runs and stacks are cached (AUTOGRADE_CACHE overrides)."""
+    base = Path(os.environ.get("AUTOGRADE_CACHE", Path.home() / ".cache" / "minitorch-autograder"))
+    return base / grader_version()
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """An exclusive lock so parallel graders build each cached artefact once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _copy_stack(dest: Path, strip_for: Optional[str], problems: Sequence[ProblemSpec]) -> None:
+    for rel in _walk(paths.REFERENCE):
+        if rel.parts[0] in STACK_EXCLUDE:
+            continue
+        source = paths.REFERENCE / rel
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if strip_for is not None and source.suffix == ".py":
+            target.write_text(strip_file(source, rel.as_posix(), problems, only=[strip_for]), encoding="utf-8")
+        else:
+            shutil.copyfile(source, target)
+
+
+def stack_for(problem: Optional[ProblemSpec]) -> Path:
+    """The stack directory for `problem` (None: the full reference)."""
+    name = problem.id if problem is not None else "_reference"
+    dest = cache_root() / "stacks" / name
+    if dest.is_dir():
+        return dest
+    with locked(cache_root() / "locks" / f"stack-{name}"):
+        if not dest.is_dir():
+            tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
+            shutil.rmtree(tmp, ignore_errors=True)
+            _copy_stack(tmp, problem.id if problem else None, load_problems())
+            tmp.rename(dest)
+    return dest
+
+
+@dataclass(frozen=True)
+class Swap:
+    """The student's (or a mutant's) file and what to take from it."""
+
+    student_file: Path
+    display_path: str
+    module: str
+    symbols: Sequence[str]
+    inject: Sequence[str] = ()
+
+    def as_config(self) -> Dict[str, object]:
+        return {
+            "student_file": str(self.student_file),
+            "display_path": self.display_path,
+            "module": self.module,
+            "symbols": list(self.symbols),
+            "inject": list(self.inject),
+        }
+
+
+def swap_for(problem: ProblemSpec, file: Path) -> Swap:
+    return Swap(file, problem.swap.file, problem.swap.module, problem.swap.symbols, problem.swap.inject)
+
+
+def mutant_files(problem: ProblemSpec) -> List[Path]:
+    folder = problem.folder / "mutants"
+    return sorted(folder.glob("*.py")) if folder.is_dir() else []

@@ -1,0 +1,201 @@
+"""The sandboxed child: load the hybrid stack, swap the student's symbols in, run probes.
+
+This file runs in the untrusted process, so it holds no expected value, no label
+and no reference solution of the swapped code. It only computes and streams
+plain data, one JSON line per event, to the file descriptor the parent gave it:
+
+    {"nonce": ..., "event": "loaded", "missing": [...], "error": {...}|null}
+    {"nonce": ..., "event": "start", "probe": id}
+    {"nonce": ..., "event": "result", "probe": id, "status": "ok"|"error", "value"|"error": ...}
+    {"nonce": ..., "event": "done"}
+
+Its configuration arrives as one JSON document on stdin (read, then closed).
+It uses only the standard library until the stack is on sys.path.
+"""
+
+import importlib
+import importlib.util
+import json
+import math
+import os
+import random
+import sys
+import time
+import traceback
+import zlib
+
+
+def _plain(value, depth=0):
+    """Only exact JSON types cross the channel; anything else becomes a marker."""
+    if depth > 50:
+        return {"__unserializable__": "too deep"}
+    t = type(value)
+    if value is None or t is bool or t is str:
+        return value
+    if t is int:
+        return value
+    if t is float:
+        if math.isnan(value) or math.isinf(value):
+            return {"__float__": repr(value)}
+        return value
+    if t in (list, tuple):
+        return [_plain(v, depth + 1) for v in value]
+    if t is dict:
+        return {str(k): _plain(v, depth + 1) for k, v in value.items()}
+    return {"__unserializable__": t.__name__}
+
+
+class Channel:
+    def __init__(self, fd, nonce):
+        self._out = os.fdopen(fd, "w", buffering=1, encoding="utf-8", closefd=False)
+        self._nonce = nonce
+
+    def emit(self, event, **fields):
+        fields["event"] = event
+        fields["nonce"] = self._nonce
+        self._out.write(json.dumps(fields, allow_nan=False) + "\n")
+        self._out.flush()
+
+
+def describe_error(exc, student_file):
+    """Exception type, message and the innermost line of the student's file it passed through."""
+    location = None
+    tb = exc.__traceback__
+    for frame, lineno in traceback.walk_tb(tb):
+        if student_file and os.path.abspath(frame.f_code.co_filename) == os.path.abspath(student_file):
+            location = lineno
+    if isinstance(exc, SyntaxError) and exc.filename and student_file and os.path.abspath(exc.filename) == os.path.abspath(student_file):
+        location = exc.lineno
+    try:
+        message = str(exc)
+    except BaseException:  # a student exception whose __str__ raises
+        message = "<unprintable message>"
+    return {"type": type(exc).__name__, "message": message[:2000], "line": location}
+
+
+def load_student_module(path, module_name):
+    """Execute the student's file as `package._student_<name>` so relative imports resolve."""
+    package, _, leaf = module_name.rpartition(".")
+    name = f"{package}._student_{leaf}" if package else f"_student_{leaf}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = package
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _lookup_raw(owner, attr):
+    """The raw attribute (staticmethod/classmethod objects intact) along the MRO."""
+    if isinstance(owner, type):
+        for klass in owner.__mro__:
+            if attr in vars(klass):
+                return vars(klass)[attr]
+        raise AttributeError(attr)
+    return getattr(owner, attr)
+
+
+def _missing(symbol, student_path):
+    def missing(*args, **kwargs):
+        raise NotImplementedError(f"{symbol} is missing from {student_path}")
+
+    return missing
+
+
+def swap_symbols(reference, student, symbols, inject, student_path):
+    """Put the student's `symbols` into the reference module; return the ones not found.
+
+    `inject` names reference objects the student's code must use instead of its own
+    (e.g. the reference Network when grading the training loop alone).
+    """
+    for name in inject:
+        if hasattr(reference, name):
+            setattr(student, name, getattr(reference, name))
+    missing = []
+    for symbol in symbols:
+        parts = symbol.split(".")
+        target = _resolve(reference, parts[:-1])
+        try:
+            value = _lookup_raw(_resolve(student, parts[:-1]), parts[-1])
+        except AttributeError:
+            missing.append(symbol)
+            value = _missing(symbol, student_path)
+            if isinstance(_lookup_raw(target, parts[-1]), staticmethod):
+                value = staticmethod(value)
+        setattr(target, parts[-1], value)
+    return missing
+
+
+def _resolve(module, parts):
+    owner = module
+    for part in parts:
+        owner = getattr(owner, part)
+    return owner
+
+
+def probe_seed(seed, probe_id):
+    return (seed * 1_000_003 + zlib.crc32(probe_id.encode())) % (2**32)
+
+
+def run(config, channel):
+    sys.path[:0] = config["paths"]
+    os.chdir(config["workdir"])
+    swap = config.get("swap")
+    student_file = swap["student_file"] if swap else None
+    load_error = None
+    missing = []
+    if swap:
+        reference = importlib.import_module(swap["module"])
+        try:
+            student = load_student_module(student_file, swap["module"])
+        except BaseException as exc:  # SyntaxError, SystemExit, anything at import
+            load_error = describe_error(exc, student_file)
+        else:
+            missing = swap_symbols(reference, student, swap["symbols"], swap.get("inject", []), swap["display_path"])
+    channel.emit("loaded", missing=missing, error=load_error)
+    if load_error is not None:
+        return
+    import probekit
+
+    probekit.STUDENT_FILE = student_file
+    spec = importlib.util.spec_from_file_location("probes", config["probes_file"])
+    probes = importlib.util.module_from_spec(spec)
+    sys.modules["probes"] = probes
+    spec.loader.exec_module(probes)
+    registry = getattr(probes, "PROBES")
+    for probe_id in config["probes"]:
+        channel.emit("start", probe=probe_id)
+        seed = probe_seed(config["seed"], probe_id)
+        random.seed(seed)
+        try:
+            import numpy
+
+            numpy.random.seed(seed)
+        except ImportError:
+            pass
+        started = time.perf_counter()
+        try:
+            value = registry[probe_id](config.get("inputs_dir"))
+            value = _plain(value)
+        except BaseException as exc:  # KeyboardInterrupt, SystemExit from student code too
+            channel.emit("result", probe=probe_id, status="error", error=describe_error(exc, student_file),
+                         seconds=time.perf_counter() - started)
+            continue
+        channel.emit("result", probe=probe_id, status="ok", value=value, seconds=time.perf_counter() - started)
+
+
+def main():
+    config = json.loads(sys.stdin.read())
+    sys.stdin.close()
+    channel = Channel(config["fd"], config.pop("nonce"))
+    try:
+        run(config, channel)
+    except BaseException as exc:
+        channel.emit("fault", error=describe_error(exc, None), traceback=traceback.format_exc()[-4000:])
+    channel.emit("done")
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown: atexit hooks and __del__ of student objects
+
+
+if __name__ == "__main__":
+    main()

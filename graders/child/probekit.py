@@ -1,0 +1,247 @@
+"""Tools for writing probes (child side): a registry, instrumented graph nodes, graph families.
+
+Nothing here knows an expected value: probes compute and return plain data,
+and the parent judges it against the same probe run on the reference.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+PROBES: Dict[str, Callable[[Optional[str]], Any]] = {}
+#: the student's file in this run (set by the harness; None on the reference)
+STUDENT_FILE: Optional[str] = None
+
+
+def probe(probe_id: str) -> Callable:
+    """Register `fn(inputs_dir)` as the probe `probe_id`."""
+
+    def register(fn: Callable) -> Callable:
+        if probe_id in PROBES:
+            raise ValueError(f"duplicate probe id {probe_id}")
+        PROBES[probe_id] = fn
+        return fn
+
+    return register
+
+
+class WorkBudgetExceeded(BaseException):
+    """Raised by instrumented nodes when a traversal does far more work than the graph has nodes.
+
+    A BaseException, so a student's `except Exception` does not swallow it.
+    """
+
+
+class Counter:
+    """Counts uses of the Variable protocol on instrumented nodes."""
+
+    def __init__(self, budget: Optional[int] = None):
+        self.chain_rule = 0
+        self.parents = 0
+        self.accumulate = 0
+        self.touched_constants: List[str] = []
+        self.budget = budget
+
+    def tick(self, what: str) -> None:
+        setattr(self, what, getattr(self, what) + 1)
+        if self.budget is not None and self.chain_rule + self.parents > self.budget:
+            raise WorkBudgetExceeded(f"more than {self.budget} uses of chain_rule/parents")
+
+    def as_dict(self) -> Dict[str, int]:
+        return {"chain_rule": self.chain_rule, "parents": self.parents, "accumulate": self.accumulate}
+
+
+class Node:
+    """A computation-graph node satisfying the Variable protocol, with counters.
+
+    Mirrors the framework: a constant has no history (its `parents` and
+    `chain_rule` fail, and it refuses derivatives); a leaf has no parents and
+    accumulates with `+=`. Interior nodes have fixed local derivatives
+    $\\partial v / \\partial p_i = w_i$.
+    """
+
+    def __init__(
+        self,
+        uid: int,
+        inputs: Sequence["Node"] = (),
+        weights: Sequence[float] = (),
+        constant: bool = False,
+        counter: Optional[Counter] = None,
+    ):
+        self._uid = uid
+        self._inputs = list(inputs)
+        self._weights = [float(w) for w in weights]
+        self._constant = constant
+        self.counter = counter if counter is not None else Counter()
+        self.derivative: Optional[float] = None
+
+    @property
+    def unique_id(self) -> int:
+        return self._uid
+
+    def is_leaf(self) -> bool:
+        return not self._constant and not self._inputs
+
+    def is_constant(self) -> bool:
+        return self._constant
+
+    @property
+    def parents(self) -> List["Node"]:
+        if self._constant:
+            self.counter.touched_constants.append("parents")
+            raise AssertionError("a constant has no history: it has no parents")
+        self.counter.tick("parents")
+        return list(self._inputs)
+
+    def chain_rule(self, d_output: Any) -> List[Tuple["Node", Any]]:
+        if self._constant:
+            self.counter.touched_constants.append("chain_rule")
+            raise AssertionError("a constant has no history: chain_rule is undefined")
+        assert self._inputs, "chain_rule called on a leaf"
+        self.counter.tick("chain_rule")
+        return [(p, d_output * w) for p, w in zip(self._inputs, self._weights)]
+
+    def accumulate_derivative(self, x: Any) -> None:
+        if not self.is_leaf():
+            if self._constant:
+                self.counter.touched_constants.append("accumulate_derivative")
+            raise AssertionError("Only leaf variables can have derivatives.")
+        self.counter.accumulate += 1
+        self.derivative = (self.derivative or 0.0) + float(x)
+
+    def __repr__(self) -> str:
+        return f"Node({self._uid})"
+
+
+class Graph:
+    """A DAG of Nodes built by a family generator; ids increase in creation order."""
+
+    def __init__(self, counter: Optional[Counter] = None, id_start: int = 1000):
+        self.counter = counter or Counter()
+        self.nodes: List[Node] = []
+        self._next = id_start
+
+    def _new(self, inputs=(), weights=(), constant=False) -> Node:
+        self._next += 7
+        node = Node(self._next, inputs, weights, constant, self.counter)
+        self.nodes.append(node)
+        return node
+
+    def leaf(self) -> Node:
+        return self._new()
+
+    def constant(self) -> Node:
+        return self._new(constant=True)
+
+    def op(self, inputs: Sequence[Node], weights: Sequence[float]) -> Node:
+        return self._new(inputs, weights)
+
+    def index(self, node: Node) -> int:
+        return self.nodes.index(node)
+
+    def edges(self) -> List[List[int]]:
+        """For each node (by creation index), the creation indices of its inputs."""
+        where = {id(n): i for i, n in enumerate(self.nodes)}
+        return [[where[id(p)] for p in n._inputs] for n in self.nodes]
+
+    def constants(self) -> List[int]:
+        return [i for i, n in enumerate(self.nodes) if n.is_constant()]
+
+    def leaves(self) -> List[Node]:
+        return [n for n in self.nodes if n.is_leaf()]
+
+
+def chain(depth: int, counter: Optional[Counter] = None) -> Tuple[Graph, Node, Node]:
+    """x -> v1 -> v2 -> ... -> v_depth with local derivative 1 (depth interior nodes)."""
+    g = Graph(counter)
+    x = g.leaf()
+    v = x
+    for _ in range(depth):
+        v = g.op([v], [1.0])
+    return g, x, v
+
+
+def diamond_chain(layers: int, counter: Optional[Counter] = None) -> Tuple[Graph, Node, Node]:
+    """Each layer splits v into a and b and joins them: v' = f(a(v), b(v)).
+
+    The number of paths from the output to the input doubles with every layer,
+    while the node count grows by 3.
+    """
+    g = Graph(counter)
+    x = g.leaf()
+    v = x
+    for i in range(layers):
+        a = g.op([v], [0.5])
+        b = g.op([v], [0.25 + 0.001 * i])
+        v = g.op([a, b], [1.0, 2.0])
+    return g, x, v
+
+
+def random_dag(
+    rng: random.Random,
+    n_leaves: int,
+    n_ops: int,
+    n_constants: int = 0,
+    max_fan_in: int = 3,
+    counter: Optional[Counter] = None,
+) -> Tuple[Graph, Node]:
+    """A random DAG with reuse (fan-out), constants feeding ops, and one output."""
+    g = Graph(counter)
+    pool: List[Node] = [g.leaf() for _ in range(n_leaves)]
+    consts = [g.constant() for _ in range(n_constants)]
+    for _ in range(n_ops):
+        k = rng.randint(1, max_fan_in)
+        inputs = [rng.choice(pool[-8:] if rng.random() < 0.6 else pool) for _ in range(k)]
+        if consts and rng.random() < 0.4:
+            inputs.append(rng.choice(consts))
+        weights = [round(rng.uniform(-2.0, 2.0), 3) for _ in inputs]
+        pool.append(g.op(inputs, weights))
+    out = g.op(pool[-3:], [1.0, 0.5, 0.25])
+    return g, out
+
+
+def skip_chain(n: int, rng: random.Random, counter: Optional[Counter] = None) -> Tuple[Graph, Node]:
+    """A chain where each node also uses a random earlier node (for timing: n nodes, ~2n edges)."""
+    g = Graph(counter)
+    nodes = [g.leaf(), g.leaf()]
+    for _ in range(n):
+        other = nodes[rng.randrange(len(nodes))]
+        nodes.append(g.op([nodes[-1], other], [0.5, 0.5]))
+    return g, nodes[-1]
+
+
+def floats(values: Iterable[Any]) -> List[Optional[float]]:
+    """Float conversion of a list of derivatives (None stays None)."""
+    return [None if v is None else float(v) for v in values]
+
+
+def finite(x: float) -> Optional[float]:
+    return x if math.isfinite(x) else None
+
+
+def error_record(exc: BaseException) -> Dict[str, Any]:
+    """Plain description of an exception raised by student code: type, message, student line."""
+    import os
+    import traceback
+
+    line = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if STUDENT_FILE and os.path.abspath(frame.f_code.co_filename) == os.path.abspath(STUDENT_FILE):
+            line = lineno
+    try:
+        message = str(exc)[:1000]
+    except BaseException:
+        message = "<unprintable message>"
+    return {"__error__": {"type": type(exc).__name__, "message": message, "line": line}}
+
+
+def capture(fn: Callable[[], Any]) -> Any:
+    """fn()'s value, or an error record if it raises an Exception (BaseExceptions propagate)."""
+    try:
+        return fn()
+    except WorkBudgetExceeded:
+        raise
+    except Exception as exc:
+        return error_record(exc)

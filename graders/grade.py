@@ -1,0 +1,100 @@
+"""Grade one submission: the pipeline, stage by stage, each problem isolated from the others."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional
+
+from . import __version__
+from .assemble import grader_version
+from .baseline import DEFAULT_SEED, GraderFault, child_config, limits_for, mutant_runs, problem_hooks, reference_run
+from .intake import Submission, open_submission
+from .probe import run_child
+from .score import ProblemResult, failed_problem, score_problem
+from .spec import ProblemSpec, load_problems
+
+
+@dataclass
+class GradeResult:
+    """Everything known about one graded submission."""
+
+    submission: str
+    problems: List[ProblemResult]
+    #: submission-level errors (not a zip, empty, ...)
+    errors: List[str] = field(default_factory=list)
+    #: things the student should know (refused entries, files found elsewhere)
+    warnings: List[str] = field(default_factory=list)
+    execution_time: float = 0.0
+    grader_version: str = ""
+    seed: int = DEFAULT_SEED
+    content_hash: str = ""
+
+    @property
+    def score(self) -> float:
+        return round(sum(p.score for p in self.problems), 6)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(p.max_score for p in self.problems), 6)
+
+    @property
+    def faults(self) -> List[str]:
+        return [f"{p.id}: {p.fault}" for p in self.problems if p.fault]
+
+    @property
+    def misconceptions(self) -> List[str]:
+        return list(dict.fromkeys(m for p in self.problems for m in p.misconceptions))
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    problems: Optional[List[str]] = None
+    #: problems graded at once (each in its own child process)
+    jobs: int = 2
+    seed: int = DEFAULT_SEED
+
+
+def grade_problem(spec: ProblemSpec, submission: Submission, workspace: Path, seed: int) -> ProblemResult:
+    """One problem: its own child, judged against the cached reference and mutants."""
+    record = submission.files[spec.swap.file]
+    if record.staged is None:
+        return failed_problem(spec, record.error or f"{spec.swap.file} is missing")
+    try:
+        run = run_child(child_config(spec, workspace / "runs" / spec.id, seed, record.staged), limits_for(spec))
+        hooks = problem_hooks(spec)
+        local = dict(getattr(hooks, "JUDGES", {})) if hooks else {}
+        result = score_problem(spec, run, reference_run(spec, seed), mutant_runs(spec, seed), local)
+    except GraderFault as exc:
+        return failed_problem(spec, "not graded: the grader failed on this problem (course staff notified)", fault=str(exc))
+    except Exception as exc:  # a grader bug must not lose the other problems
+        fault = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
+        return failed_problem(spec, "not graded: the grader failed on this problem (course staff notified)", fault=fault)
+    if record.found_at:
+        result.notes.insert(0, f"graded {record.found_at} as {spec.swap.file}")
+    return result
+
+
+def grade_submission(source: Path, options: GradeOptions = GradeOptions(), name: Optional[str] = None) -> GradeResult:
+    """Intake → (assemble → probe → judge → score) per problem, in parallel."""
+    started = time.monotonic()
+    specs = load_problems(only=options.problems)
+    with tempfile.TemporaryDirectory(prefix="autograde-") as tmp:
+        workspace = Path(tmp)
+        submission = open_submission(source, workspace, [s.swap.file for s in specs], name=name)
+        with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+            problems = list(pool.map(lambda s: grade_problem(s, submission, workspace, options.seed), specs))
+    return GradeResult(
+        submission=submission.name,
+        problems=problems,
+        errors=list(submission.errors),
+        warnings=list(submission.warnings),
+        execution_time=round(time.monotonic() - started, 3),
+        grader_version=f"{__version__}+{grader_version()}",
+        seed=options.seed,
+        content_hash=submission.content_hash,
+    )

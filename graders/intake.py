@@ -1,0 +1,245 @@
+"""Intake stage: open a submission (folder or .zip) and stage the files the problems grade.
+
+Only the contract's files are ever extracted; everything else in a submission
+is ignored (a submitted conftest.py, sitecustomize.py or .pth never runs).
+Nothing is followed out of the submission: symlinks are refused, `..` and
+absolute paths in archives are refused, and sizes are capped before reading.
+Every refusal becomes a message naming the file and the problem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Dict, Iterable, List, Optional, Tuple
+
+#: Largest student source file accepted.
+MAX_FILE_BYTES = 2 * 1024 * 1024
+#: Most entries looked at in an archive or folder.
+MAX_ENTRIES = 5000
+#: Largest uncompressed/compressed ratio accepted for an extracted archive member.
+MAX_RATIO = 200
+IGNORED_DIRS = {"__MACOSX", ".git", "__pycache__", ".ipynb_checkpoints"}
+
+
+@dataclass
+class StudentFile:
+    """One contract file of a submission."""
+
+    #: the contract path, e.g. ``minitorch/autodiff.py``
+    path: str
+    #: the staged copy handed to the sandbox (None when the file is missing or unusable)
+    staged: Optional[Path] = None
+    #: where it was found, when not at the contract path
+    found_at: Optional[str] = None
+    #: why the file cannot be graded (missing, not UTF-8, syntax error, ...)
+    error: Optional[str] = None
+    #: the line the error is on, when there is one
+    line: Optional[int] = None
+
+
+@dataclass
+class Submission:
+    """A submission after intake."""
+
+    name: str
+    source: Path
+    files: Dict[str, StudentFile]
+    #: problems with the submission as a whole (not a zip, empty, too many files)
+    errors: List[str] = field(default_factory=list)
+    #: things refused or guessed that the student should know about
+    warnings: List[str] = field(default_factory=list)
+    #: hash of the contract files' bytes (resume key of batch grading)
+    content_hash: str = ""
+
+
+class _Entry:
+    """A candidate file inside the submission, read lazily with a size cap."""
+
+    def __init__(self, rel: str, size: int, reader, refused: Optional[str] = None):
+        self.rel = rel
+        self.size = size
+        self.reader = reader
+        self.refused = refused
+
+
+def _safe_rel(name: str) -> Optional[str]:
+    """Normalised relative path, or None for absolute/`..`/empty names (zip slip)."""
+    name = name.replace("\\", "/")
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+        return None
+    parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
+    if not parts or any(p == ".." for p in parts):
+        return None
+    return "/".join(parts)
+
+
+def _zip_entries(path: Path, warnings: List[str]) -> List[_Entry]:
+    entries: List[_Entry] = []
+    with zipfile.ZipFile(path) as archive:
+        infos = archive.infolist()
+    if len(infos) > MAX_ENTRIES:
+        raise ValueError(f"{path.name}: {len(infos)} entries in the archive (at most {MAX_ENTRIES})")
+    for info in infos:
+        if info.is_dir():
+            continue
+        rel = _safe_rel(info.filename)
+        if rel is None:
+            warnings.append(f"{path.name}: refused archive entry '{info.filename}' (absolute path or '..')")
+            continue
+        mode = info.external_attr >> 16
+        refused = None
+        if stat.S_ISLNK(mode):
+            refused = "it is a symbolic link (links are never followed)"
+        elif info.file_size > MAX_FILE_BYTES:
+            refused = f"it is {info.file_size} bytes (at most {MAX_FILE_BYTES})"
+        elif info.compress_size and info.file_size / info.compress_size > MAX_RATIO:
+            refused = f"its compression ratio is {info.file_size // info.compress_size}:1 (zip bomb?)"
+
+        def reader(info=info):
+            with zipfile.ZipFile(path) as archive, archive.open(info) as member:
+                data = member.read(MAX_FILE_BYTES + 1)
+            if len(data) > MAX_FILE_BYTES:
+                raise ValueError(f"more than {MAX_FILE_BYTES} bytes once uncompressed")
+            return data
+
+        entries.append(_Entry(rel, info.file_size, reader, refused))
+    return entries
+
+
+def _dir_entries(root: Path, warnings: List[str]) -> List[_Entry]:
+    entries: List[_Entry] = []
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS]
+        for name in filenames:
+            count += 1
+            if count > MAX_ENTRIES:
+                raise ValueError(f"{root.name}: more than {MAX_ENTRIES} files in the submission")
+            full = Path(dirpath) / name
+            rel = full.relative_to(root).as_posix()
+            st = full.lstat()
+            refused = None
+            if stat.S_ISLNK(st.st_mode):
+                refused = "it is a symbolic link (links are never followed)"
+            elif not stat.S_ISREG(st.st_mode):
+                refused = "it is not a regular file"
+            elif st.st_size > MAX_FILE_BYTES:
+                refused = f"it is {st.st_size} bytes (at most {MAX_FILE_BYTES})"
+
+            def reader(full=full):
+                fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
+                with os.fdopen(fd, "rb") as handle:
+                    data = handle.read(MAX_FILE_BYTES + 1)
+                if len(data) > MAX_FILE_BYTES:
+                    raise ValueError(f"more than {MAX_FILE_BYTES} bytes")
+                return data
+
+            entries.append(_Entry(rel, st.st_size, reader, refused))
+    return entries
+
+
+def _unwrap_single_folder(entries: List[_Entry]) -> List[_Entry]:
+    """A submission whose files all sit in one top-level folder is that folder."""
+    while entries:
+        tops = {e.rel.split("/", 1)[0] for e in entries}
+        if len(tops) != 1 or any("/" not in e.rel for e in entries):
+            return entries
+        entries = [_Entry(e.rel.split("/", 1)[1], e.size, e.reader, e.refused) for e in entries]
+    return entries
+
+
+def _locate(wanted: str, entries: List[_Entry]) -> Tuple[Optional[_Entry], Optional[str]]:
+    """The entry for a contract path: exact, else a unique suffix match, else a unique basename."""
+    by_rel = {e.rel: e for e in entries}
+    if wanted in by_rel:
+        return by_rel[wanted], None
+    for predicate, how in (
+        (lambda e: e.rel.endswith("/" + wanted), "a subfolder"),
+        (lambda e: e.rel.rsplit("/", 1)[-1] == wanted.rsplit("/", 1)[-1], "another folder"),
+    ):
+        matches = [e for e in entries if predicate(e)]
+        if len(matches) == 1:
+            return matches[0], f"{wanted} not found; using {matches[0].rel} (found in {how})"
+        if len(matches) > 1:
+            names = ", ".join(sorted(m.rel for m in matches)[:5])
+            return None, f"{wanted} not found, and several candidates exist ({names}); put it at {wanted}"
+    return None, None
+
+
+def check_source(data: bytes, display: str) -> Tuple[Optional[str], Optional[int], Optional[str]]:
+    """(text, None, None) for a usable Python file, else (None, line, error message)."""
+    if b"\x00" in data:
+        return None, None, f"{display} is a binary file, not Python source"
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return None, line, f"{display}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save the file as UTF-8"
+    try:
+        compile(text, display, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        line = exc.lineno
+        return None, line, f"{display}:{line}: {type(exc).__name__}: {exc.msg}"
+    except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
+        return None, None, f"{display}: cannot be compiled ({type(exc).__name__}: {exc})"
+    return text, None, None
+
+
+def open_submission(source: Path, workspace: Path, wanted: Iterable[str], name: Optional[str] = None) -> Submission:
+    """Validate `source` and stage the `wanted` contract files under `workspace`."""
+    name = name or source.name.removesuffix(".zip")
+    wanted = list(dict.fromkeys(wanted))
+    submission = Submission(name=name, source=source, files={w: StudentFile(w) for w in wanted})
+    warnings = submission.warnings
+    try:
+        if source.is_symlink():
+            raise ValueError(f"{source.name} is a symbolic link; submit the folder or zip itself")
+        if source.is_dir():
+            entries = _dir_entries(source, warnings)
+        elif source.is_file() and zipfile.is_zipfile(source):
+            entries = _zip_entries(source, warnings)
+        elif source.is_file():
+            raise ValueError(f"{source.name} is neither a folder nor a zip archive")
+        else:
+            raise ValueError(f"{source} does not exist")
+    except (ValueError, OSError, zipfile.BadZipFile, RuntimeError, NotImplementedError) as exc:
+        submission.errors.append(str(exc))
+        entries = []
+    entries = [e for e in entries if not any(part in IGNORED_DIRS for part in e.rel.split("/"))]
+    if not entries and not submission.errors:
+        submission.errors.append(f"{name}: the submission is empty")
+    entries = _unwrap_single_folder(entries)
+    digest = hashlib.sha256()
+    for path in wanted:
+        record = submission.files[path]
+        entry, note = _locate(path, entries)
+        if entry is None:
+            record.error = note or f"{path} is missing from the submission"
+            continue
+        if note:
+            record.found_at = entry.rel
+            warnings.append(note)
+        if entry.refused:
+            record.error = f"{entry.rel} refused: {entry.refused}"
+            continue
+        try:
+            data = entry.reader()
+        except (ValueError, OSError, zipfile.BadZipFile, RuntimeError, NotImplementedError) as exc:
+            record.error = f"{entry.rel} could not be read: {exc}"
+            continue
+        digest.update(path.encode() + b"\0" + hashlib.sha256(data).digest())
+        text, line, error = check_source(data, path)
+        if error:
+            record.error, record.line = error, line
+            continue
+        staged = workspace / "files" / path
+        staged.parent.mkdir(parents=True, exist_ok=True)
+        staged.write_text(text, encoding="utf-8")
+        record.staged = staged
+    submission.content_hash = digest.hexdigest()
+    return submission

@@ -1,0 +1,360 @@
+"""Judge stage (trusted parent): compare a child's plain data with the reference run's.
+
+Student values are converted to float64 arrays before any comparison, so
+nothing a submission defines (an `__eq__`, a `__float__`) is ever called here.
+A judge is `fn(student, reference, options) -> Verdict`; problems may add their
+own in `problems/<id>/judges.py`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from .probe import ProbeOutcome
+
+
+@dataclass
+class Verdict:
+    """The judgement of one test."""
+
+    #: fraction of the test's points earned, in [0, 1]
+    fraction: float
+    #: what the student sees: what was checked, what was found
+    message: str
+    #: a misconception id found by a rule (not by mutant matching), or None
+    misconception: Optional[str] = None
+    #: data for figures (e.g. work per graph size)
+    figure: Optional[Dict[str, Any]] = None
+
+    @property
+    def passed(self) -> bool:
+        return self.fraction >= 1.0
+
+
+Judge = Callable[[ProbeOutcome, ProbeOutcome, Dict[str, Any]], Verdict]
+BUILTIN: Dict[str, Judge] = {}
+
+
+def judge(name: str, handles_errors: bool = False) -> Callable[[Judge], Judge]:
+    """Register a builtin judge. Unless `handles_errors`, a probe that raised fails outright."""
+
+    def register(fn: Judge) -> Judge:
+        fn.handles_errors = handles_errors  # type: ignore[attr-defined]
+        BUILTIN[name] = fn
+        return fn
+
+    return register
+
+
+class NotNumeric(ValueError):
+    """A student value could not be read as numbers."""
+
+
+def to_array(value: Any) -> np.ndarray:
+    """Plain data (nested lists of numbers, NaN/inf markers) as a float64 array."""
+
+    def clean(v: Any) -> Any:
+        if isinstance(v, bool) or v is None:
+            return float("nan") if v is None else float(v)
+        if isinstance(v, (int, float)):
+            return float(v)
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        if isinstance(v, dict) and set(v) == {"__float__"}:
+            return float(str(v["__float__"]))
+        raise NotNumeric(f"not a number: {describe_value(v)}")
+
+    try:
+        arr = np.array(clean(value), dtype=np.float64)
+    except ValueError as exc:
+        raise NotNumeric(f"ragged or non-numeric data ({exc})") from None
+    return arr
+
+
+def describe_value(v: Any, limit: int = 120) -> str:
+    if isinstance(v, dict) and "__unserializable__" in v:
+        return f"an object of type {v['__unserializable__']}"
+    text = repr(v)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def short(arr: np.ndarray, limit: int = 6) -> str:
+    flat = arr.ravel()
+    body = ", ".join(f"{x:.6g}" for x in flat[:limit])
+    more = ", ..." if flat.size > limit else ""
+    return f"[{body}{more}]" if arr.ndim else f"{float(arr):.10g}"
+
+
+def compare_values(student: Any, reference: Any, rtol: float, atol: float, path: str = "") -> Optional[str]:
+    """None if `student` matches `reference` structurally and numerically, else why not."""
+    where = path or "value"
+    if isinstance(reference, dict) and not set(reference) <= {"__float__"}:
+        if not isinstance(student, dict):
+            return f"{where}: expected a mapping, got {describe_value(student)}"
+        for key in reference:
+            if key not in student:
+                return f"{where}: missing '{key}'"
+            problem = compare_values(student[key], reference[key], rtol, atol, f"{path}.{key}" if path else key)
+            if problem:
+                return problem
+        return None
+    if isinstance(reference, list) and _structured(reference):
+        return _compare_items(student, reference, rtol, atol, path)
+    if isinstance(reference, str):
+        return None if student == reference else f"{where}: got {describe_value(student)}, expected {reference!r}"
+    if reference is None:
+        return None if student is None else f"{where}: got {describe_value(student)}, expected nothing (None)"
+    try:
+        want = to_array(reference)
+    except NotNumeric:
+        if not isinstance(reference, list):
+            raise
+        return _compare_items(student, reference, rtol, atol, path)  # ragged: e.g. gradients of several shapes
+    try:
+        got = to_array(student)
+    except NotNumeric as exc:
+        return f"{where}: {exc}"
+    if got.shape != want.shape:
+        return f"{where}: shape {got.shape}, expected {want.shape}"
+    none_mismatch = np.isnan(got) != np.isnan(want)
+    if none_mismatch.any():
+        i = int(np.argmax(none_mismatch.ravel()))
+        return f"{where}: entry {i} is {got.ravel()[i]}, expected {want.ravel()[i]}"
+    both = ~np.isnan(want)
+    close = np.isclose(got[both], want[both], rtol=rtol, atol=atol)
+    if not close.all():
+        i = int(np.argmax(~close))
+        return (
+            f"{where}: got {short(got)}, expected {short(want)} "
+            f"(entry {i}: {got[both][i]:.10g} vs {want[both][i]:.10g}; rtol={rtol:g}, atol={atol:g})"
+        )
+    return None
+
+
+def _compare_items(student: Any, reference: List[Any], rtol: float, atol: float, path: str) -> Optional[str]:
+    """Compare two lists entry by entry (for lists of mappings or of arrays of different shapes)."""
+    where = path or "value"
+    if not isinstance(student, list) or len(student) != len(reference):
+        return f"{where}: expected {len(reference)} entries, got {describe_value(student)}"
+    for i, (s_item, r_item) in enumerate(zip(student, reference)):
+        problem = compare_values(s_item, r_item, rtol, atol, f"{path}[{i}]")
+        if problem:
+            return problem
+    return None
+
+
+def _structured(items: List[Any]) -> bool:
+    """True when a list holds mappings or strings somewhere (compare item by item, not as an array)."""
+    return any(isinstance(r, (dict, str)) or (isinstance(r, list) and _structured(r)) for r in items)
+
+
+@judge("allclose")
+def allclose(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """Numerically equal to the reference within `rtol`/`atol` (default 1e-9 / 1e-12)."""
+    problem = compare_values(student.value, reference.value, float(options.get("rtol", 1e-9)), float(options.get("atol", 1e-12)))
+    if problem is None:
+        return Verdict(1.0, "matches the reference")
+    return Verdict(0.0, problem)
+
+
+def _outcome_error_rules(outcome: ProbeOutcome) -> Optional[str]:
+    if outcome.status == "error" and outcome.error_type == "RecursionError":
+        return "recursion-limit"
+    return None
+
+
+def judge_outcome(fn: Judge, student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any], display_path: str) -> Verdict:
+    """Apply `fn`, failing a probe that raised (with its message) unless the judge handles errors."""
+    if not student.ok and not getattr(fn, "handles_errors", False):
+        return Verdict(0.0, student.describe(display_path), misconception=_outcome_error_rules(student))
+    return fn(student, reference, {**options, "display_path": display_path})
+
+
+def same_outcome(fn: Judge, candidate: ProbeOutcome, mutant: ProbeOutcome, options: Dict[str, Any]) -> bool:
+    """Does `candidate` reproduce `mutant`'s output (used to name a misconception)?"""
+    if not mutant.ok or not candidate.ok:
+        return (
+            candidate.status == mutant.status == "error"
+            and candidate.error_type == mutant.error_type
+            and candidate.error_type not in ("NotImplementedError",)
+        )
+    if getattr(fn, "handles_errors", False) or fn is allclose:
+        return compare_values(candidate.value, mutant.value, float(options.get("rtol", 1e-9)), float(options.get("atol", 1e-12))) is None
+    return fn(candidate, mutant, options).passed
+
+
+# ------------------------------------------------------------ structural judges
+
+
+def check_reverse_topological(order: Sequence[int], edges: Sequence[Sequence[int]], constants: Sequence[int], output: int) -> Optional[str]:
+    """None if `order` lists every non-constant node reachable from `output` once, each before its inputs."""
+    constants = set(constants)
+    reachable, stack = set(), [output]
+    while stack:
+        v = stack.pop()
+        if v in reachable or v in constants:
+            continue
+        reachable.add(v)
+        stack.extend(edges[v])
+    if any(not isinstance(v, int) or v < 0 for v in order):
+        return "the order contains objects that are not nodes of the graph"
+    seen = set()
+    for v in order:
+        if v in seen:
+            return f"node #{v} appears more than once"
+        seen.add(v)
+    if seen & constants:
+        return "constants are in the order (they need no derivative: skip them)"
+    if seen != reachable:
+        missing = len(reachable - seen)
+        return f"{missing} non-constant node(s) reachable from the output are missing from the order"
+    if order and order[0] != output:
+        return "the output variable must come first"
+    position = {v: i for i, v in enumerate(order)}
+    for v in order:
+        for p in edges[v]:
+            if p in position and position[p] < position[v]:
+                return (
+                    f"node #{p} comes before node #{v}, which uses it: a node must come before all "
+                    "its parents so its adjoint is complete when it is processed"
+                )
+    return None
+
+
+@judge("topological_order")
+def topological_order(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """Any valid reverse topological order passes (the property, not one order)."""
+    want = reference.value if isinstance(reference.value, list) else [reference.value]
+    got = student.value if isinstance(student.value, list) else [student.value]
+    if len(got) != len(want):
+        return Verdict(0.0, "wrong number of graphs in the result")
+    for i, (g, w) in enumerate(zip(got, want)):
+        order = g.get("order") if isinstance(g, dict) else None
+        if not isinstance(order, list):
+            return Verdict(0.0, f"graph {i}: topological_sort did not return a sequence of variables")
+        problem = check_reverse_topological(order, w["edges"], w["constants"], w["output"])
+        if problem:
+            return Verdict(0.0, f"graph {i}: {problem}", misconception="not-topological" if "comes before" in problem else None)
+    return Verdict(1.0, "a valid reverse topological order on every graph")
+
+
+@judge("linear_work")
+def linear_work(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """Work (chain_rule + parents uses) must grow linearly with nodes, within a factor of the reference."""
+    rows, ref_rows = student.value, reference.value
+    factor = float(options.get("factor", 6.0))
+    figure = {"kind": "work", "student": rows, "reference": ref_rows}
+    if not isinstance(rows, list) or not rows:
+        return Verdict(0.0, "no measurements", figure=figure)
+    for row, ref in zip(rows, ref_rows):
+        work = row.get("chain_rule", 0) + row.get("parents", 0)
+        ref_work = ref["chain_rule"] + ref["parents"]
+        if row.get("exceeded"):
+            return Verdict(
+                0.0,
+                f"more than {work} uses of chain_rule/parents on a {row['layers']}-layer diamond chain of "
+                f"{row['nodes']} nodes (the reference needs {ref_work}): the work doubles with every layer",
+                misconception="path-recursion",
+                figure=figure,
+            )
+        if work > factor * ref_work + 10:
+            return Verdict(
+                0.0,
+                f"{work} uses of chain_rule/parents on {row['nodes']} nodes, reference {ref_work}: "
+                "each node should be visited a constant number of times",
+                misconception="path-recursion" if len(rows) > 1 and _doubles(rows) else None,
+                figure=figure,
+            )
+    if len(rows) < len(ref_rows):
+        return Verdict(0.0, "the measurement stopped early", figure=figure)
+    problem = compare_values([r.get("derivative") for r in rows], [r["derivative"] for r in ref_rows], 1e-9, 1e-12)
+    if problem:
+        return Verdict(0.0, f"wrong derivatives on the diamond chains: {problem}", figure=figure)
+    return Verdict(1.0, "work grows linearly with the number of nodes", figure=figure)
+
+
+def _doubles(rows: List[Dict[str, Any]]) -> bool:
+    works = [r.get("chain_rule", 0) + r.get("parents", 0) for r in rows if not r.get("exceeded")]
+    return len(works) >= 2 and works[-1] >= 1.8 ** (rows[-1]["layers"] - rows[-2]["layers"]) * max(works[-2], 1) * 0.5
+
+
+@judge("time_ratio")
+def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """Doubling the graph must not much more than double the time (min of repeats; generous bound)."""
+    rows = student.value
+    bound = float(options.get("max_ratio", 3.0))
+    if not isinstance(rows, list) or len(rows) < 2:
+        return Verdict(0.0, "too few timing measurements (the graph of 2000 nodes took more than 5 s?)")
+    ratios = []
+    for small, big in zip(rows, rows[1:]):
+        try:
+            ratios.append(float(big["seconds"]) / max(float(small["seconds"]), 1e-9))
+        except (KeyError, TypeError, ValueError):
+            return Verdict(0.0, "malformed timing data")
+    figure = {"kind": "time", "student": rows, "reference": reference.value}
+    text = ", ".join(f"{r:.2f}" for r in ratios)
+    if min(ratios) <= bound:
+        return Verdict(1.0, f"time ratios when the graph doubles: {text} (linear ≈ 2)", figure=figure)
+    return Verdict(
+        0.0,
+        f"time ratios when the graph doubles: {text}; linear work gives ≈ 2, quadratic ≈ 4. "
+        "Look for a list membership test (`x in some_list`) or repeated scans inside the loop",
+        figure=figure,
+    )
+
+
+@judge("deep_chain", handles_errors=True)
+def deep_chain(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """The chain's derivative, at the default recursion limit."""
+    if not student.ok:
+        rule = _outcome_error_rules(student)
+        if rule == "recursion-limit" or "recursion" in student.error_message.lower():
+            return Verdict(
+                0.0,
+                f"{student.describe(options.get('display_path', ''))}: a recursive traversal dies on deep graphs",
+                misconception="recursion-limit",
+            )
+        return Verdict(0.0, student.describe(options.get("display_path", "")))
+    return allclose(student, reference, options)
+
+
+@judge("constants_skipped")
+def constants_skipped(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """Constants must not be visited: no parents/chain_rule/accumulate_derivative on them."""
+    value = student.value if isinstance(student.value, dict) else {}
+    touched = value.get("touched_constants")
+    if touched:
+        return Verdict(
+            0.0,
+            f"{', '.join(map(str, touched))} was used on a constant ({value.get('error')})",
+            misconception="constant-not-skipped",
+        )
+    problem = compare_values(value.get("leaves"), reference.value["leaves"], 1e-9, 1e-12, "leaf derivatives")
+    if problem:
+        return Verdict(0.0, problem)
+    return Verdict(1.0, "constants skipped, leaf derivatives right")
+
+
+def get_judge(name: str, local: Dict[str, Judge]) -> Judge:
+    if name in local:
+        return local[name]
+    if name in BUILTIN:
+        return BUILTIN[name]
+    raise KeyError(f"unknown judge '{name}'")
+
+
+def isfinite_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def error_text(value: Any, display_path: str) -> Optional[str]:
+    """'Type: message (file:line)' for a probe-side error record, else None."""
+    if not (isinstance(value, dict) and isinstance(value.get("__error__"), dict)):
+        return None
+    err = value["__error__"]
+    where = f" ({display_path}:{err['line']})" if isinstance(err.get("line"), int) else ""
+    return f"{err.get('type', 'Error')}: {err.get('message', '')}{where}"

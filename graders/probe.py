@@ -1,0 +1,386 @@
+"""Probe stage: run a problem's probes in a limited child process and collect plain data.
+
+The parent trusts nothing the child prints. Results arrive as JSON lines on a
+private pipe, tagged with a nonce the child received on stdin; the parent
+validates every line (schema, nonce, only the requested probe ids, one result
+each) and anything missing counts as failed, never passed. A probe that hangs
+or kills its process fails alone: the child is restarted for the remaining
+probes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import select
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+HARNESS = Path(__file__).resolve().parent / "child" / "harness.py"
+PROBEKIT = Path(__file__).resolve().parent / "child"
+COMPAT = Path(__file__).resolve().parent / "child" / "compat"
+
+#: Most bytes read from a child's result channel; beyond it the child is killed.
+CHANNEL_CAP = 64 * 1024 * 1024
+#: Bytes of the child's stdout/stderr kept for the report.
+TAIL = 4000
+
+
+@dataclass
+class ProbeOutcome:
+    """What one probe produced in the child."""
+
+    #: probe id
+    probe: str
+    #: "ok" (value holds the data), "error" (the probe raised), "missing" (no result arrived)
+    status: str
+    #: the probe's plain-data result (JSON types only)
+    value: Any = None
+    #: exception type name, for status "error"
+    error_type: str = ""
+    #: exception message or the reason the result is missing
+    error_message: str = ""
+    #: line of the student's file the exception passed through, if any
+    line: Optional[int] = None
+    #: seconds spent in the probe, as measured by the child (informative only)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def describe(self, display_path: str = "") -> str:
+        """One line for a report: 'RecursionError: ... (minitorch/autodiff.py:42)'."""
+        where = f" ({display_path}:{self.line})" if self.line and display_path else ""
+        if self.status == "error":
+            return f"{self.error_type}: {self.error_message}{where}"
+        return self.error_message or "no result"
+
+
+@dataclass
+class ChildRun:
+    """Everything one problem's probing produced."""
+
+    outcomes: Dict[str, ProbeOutcome]
+    #: the student's file failed to import: type, message, line
+    load_error: Optional[Dict[str, Any]] = None
+    #: symbols the student's file does not define
+    missing_symbols: List[str] = field(default_factory=list)
+    #: process-level events: timeouts, kills, restarts, tampering
+    notes: List[str] = field(default_factory=list)
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    seconds: float = 0.0
+    #: the harness itself failed outside any probe (a grader fault on a trusted run)
+    fault: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ChildLimits:
+    wall_seconds: float = 60.0
+    probe_seconds: float = 20.0
+    cpu_seconds: int = 120
+    memory_mib: int = 1024
+    file_mib: int = 64
+    open_files: int = 256
+    max_restarts: int = 4
+
+
+@dataclass(frozen=True)
+class ChildConfig:
+    """What the harness needs: import paths, the swap, the probes and where to work."""
+
+    workdir: Path
+    stack: Path
+    probes_file: Path
+    probes: Sequence[str]
+    seed: int
+    inputs_dir: Optional[Path] = None
+    #: None for a reference run; else student_file, module, symbols, inject, display_path
+    swap: Optional[Dict[str, Any]] = None
+
+
+def _command(limits: ChildLimits) -> List[str]:
+    mib = 1024 * 1024
+    return [
+        "prlimit",
+        f"--cpu={limits.cpu_seconds}",
+        f"--as={limits.memory_mib * mib}",
+        f"--fsize={limits.file_mib * mib}",
+        f"--nofile={limits.open_files}",
+        "--core=0",
+        "--",
+        sys.executable,
+        "-s",
+        "-P",
+        str(HARNESS),
+    ]
+
+
+def _environment(workdir: Path) -> Dict[str, str]:
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(workdir),
+        "TMPDIR": str(workdir),
+        "LANG": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "MPLBACKEND": "Agg",
+    }
+
+
+def _tail(path: Path) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - TAIL))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+class _Attempt:
+    """One child process: launch, stream and validate its events."""
+
+    def __init__(self, config: ChildConfig, probes: Sequence[str], limits: ChildLimits, attempt: int):
+        self.config = config
+        self.probes = list(probes)
+        self.limits = limits
+        self.nonce = secrets.token_hex(16)
+        self.results: Dict[str, ProbeOutcome] = {}
+        self.current: Optional[str] = None
+        self.current_started = 0.0
+        self.loaded: Optional[Dict[str, Any]] = None
+        self.done = False
+        self.tampered: List[str] = []
+        self.reason = ""
+        self.fault: Optional[str] = None
+        self.attempt = attempt
+
+    def run(self) -> None:
+        workdir = self.config.workdir
+        workdir.mkdir(parents=True, exist_ok=True)
+        read_fd, write_fd = os.pipe()
+        payload = {
+            "fd": write_fd,
+            "nonce": self.nonce,
+            "paths": [str(self.config.stack), str(PROBEKIT), str(COMPAT)],
+            "workdir": str(workdir),
+            "probes_file": str(self.config.probes_file),
+            "probes": self.probes,
+            "seed": self.config.seed,
+            "inputs_dir": str(self.config.inputs_dir) if self.config.inputs_dir else None,
+            "swap": self.config.swap,
+        }
+        stdout = open(workdir / f"stdout.{self.attempt}.txt", "wb")
+        stderr = open(workdir / f"stderr.{self.attempt}.txt", "wb")
+        try:
+            proc = subprocess.Popen(
+                _command(self.limits),
+                stdin=subprocess.PIPE,
+                stdout=stdout,
+                stderr=stderr,
+                cwd=workdir,
+                env=_environment(workdir),
+                pass_fds=(write_fd,),
+                start_new_session=True,
+            )
+        finally:
+            os.close(write_fd)
+            stdout.close()
+            stderr.close()
+        try:
+            try:
+                proc.stdin.write(json.dumps(payload).encode())
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass
+            self._stream(proc, read_fd)
+        finally:
+            os.close(read_fd)
+            _kill_group(proc)
+
+    def _stream(self, proc: subprocess.Popen, read_fd: int) -> None:
+        started = time.monotonic()
+        deadline = started + self.limits.wall_seconds
+        buffer = b""
+        received = 0
+        while True:
+            now = time.monotonic()
+            limit = deadline
+            if self.current is not None:
+                limit = min(limit, self.current_started + self.limits.probe_seconds)
+            if now >= limit:
+                which = f"probe '{self.current}'" if self.current else "the grading process"
+                seconds = self.limits.probe_seconds if self.current and limit < deadline else self.limits.wall_seconds
+                self.reason = f"{which} timed out after {seconds:.0f} s (infinite loop or sleep?)"
+                return
+            ready, _, _ = select.select([read_fd], [], [], min(0.5, limit - now))
+            if not ready:
+                if proc.poll() is not None and not _readable(read_fd):
+                    self.reason = _exit_reason(proc.returncode)
+                    return
+                continue
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                proc.wait()
+                if not self.done:
+                    self.reason = _exit_reason(proc.returncode)
+                return
+            received += len(chunk)
+            if received > CHANNEL_CAP:
+                self.reason = "the grading process wrote too much on its result channel"
+                return
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                self._event(line)
+            if self.done:
+                return
+
+    def _event(self, line: bytes) -> None:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            self.tampered.append("unparsable line on the result channel")
+            return
+        if not isinstance(event, dict) or event.get("nonce") != self.nonce:
+            self.tampered.append("a line without the run's nonce on the result channel")
+            return
+        kind = event.get("event")
+        if kind == "loaded":
+            self.loaded = event
+        elif kind == "start":
+            probe = event.get("probe")
+            if probe not in self.probes or probe in self.results:
+                self.tampered.append(f"unexpected start of probe {probe!r}")
+                return
+            self.current, self.current_started = probe, time.monotonic()
+        elif kind == "result":
+            self._result(event)
+        elif kind == "fault":
+            err = event.get("error") or {}
+            self.fault = f"harness fault: {err.get('type')}: {err.get('message')}"
+            self.reason = self.fault
+        elif kind == "done":
+            self.done = True
+        else:
+            self.tampered.append(f"unknown event {kind!r}")
+
+    def _result(self, event: Dict[str, Any]) -> None:
+        probe = event.get("probe")
+        if probe != self.current:
+            self.tampered.append(f"result for probe {probe!r} that is not running")
+            return
+        status = event.get("status")
+        seconds = float(event.get("seconds") or 0.0) if isinstance(event.get("seconds"), (int, float)) else 0.0
+        if status == "ok":
+            outcome = ProbeOutcome(probe, "ok", value=event.get("value"), seconds=seconds)
+        elif status == "error" and isinstance(event.get("error"), dict):
+            err = event["error"]
+            line = err.get("line") if isinstance(err.get("line"), int) else None
+            outcome = ProbeOutcome(
+                probe, "error", error_type=str(err.get("type", "Error"))[:200],
+                error_message=str(err.get("message", ""))[:2000], line=line, seconds=seconds,
+            )
+        else:
+            self.tampered.append(f"malformed result for probe {probe!r}")
+            return
+        self.results[probe] = outcome
+        self.current = None
+
+
+def _readable(fd: int) -> bool:
+    ready, _, _ = select.select([fd], [], [], 0)
+    return bool(ready)
+
+
+def _exit_reason(code: Optional[int]) -> str:
+    if code is None:
+        return "the grading process did not finish"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = str(-code)
+        hint = {"SIGKILL": " (memory or CPU limit?)", "SIGXCPU": " (CPU time limit)", "SIGSEGV": " (crash)"}.get(name, "")
+        return f"the grading process was killed by {name}{hint}"
+    return f"the grading process exited early with code {code} (sys.exit / os._exit in your code?)"
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def run_child(config: ChildConfig, limits: ChildLimits) -> ChildRun:
+    """Run every probe of `config`, restarting the child after a probe kills it."""
+    started = time.monotonic()
+    outcomes: Dict[str, ProbeOutcome] = {}
+    notes: List[str] = []
+    remaining = list(config.probes)
+    run = ChildRun(outcomes={})
+    attempt = 0
+    while remaining:
+        current = _Attempt(config, remaining, limits, attempt)
+        current.run()
+        if current.loaded is not None:
+            run.missing_symbols = list(current.loaded.get("missing") or [])
+            if current.loaded.get("error"):
+                run.load_error = current.loaded["error"]
+        for note in dict.fromkeys(current.tampered):
+            notes.append(f"ignored: {note}")
+        outcomes.update(current.results)
+        if run.load_error is not None:
+            break
+        if current.fault is not None:
+            run.fault = current.fault
+            notes.append(current.fault)
+            for probe in remaining:
+                outcomes.setdefault(probe, ProbeOutcome(probe, "missing", error_message=current.fault))
+            break
+        if current.done and not current.reason:
+            break
+        if current.loaded is None:
+            # died before the student's module was even imported and swapped
+            reason = current.reason or "the grading process ended while importing your file"
+            notes.append(reason)
+            for probe in remaining:
+                outcomes.setdefault(probe, ProbeOutcome(probe, "missing", error_message=reason))
+            break
+        culprit = current.current
+        if culprit is not None:
+            outcomes[culprit] = ProbeOutcome(culprit, "missing", error_message=current.reason)
+            notes.append(f"{current.reason} (probe {culprit})")
+        elif current.reason:
+            notes.append(current.reason)
+        remaining = [p for p in remaining if p not in outcomes]
+        attempt += 1
+        if attempt > limits.max_restarts or time.monotonic() - started > limits.wall_seconds:
+            for probe in remaining:
+                outcomes[probe] = ProbeOutcome(probe, "missing", error_message="not run: too many crashes or time limit")
+            break
+    for probe in config.probes:
+        outcomes.setdefault(probe, ProbeOutcome(probe, "missing", error_message="no result"))
+    run.outcomes = outcomes
+    run.notes = notes
+    run.stdout_tail = _tail(config.workdir / "stdout.0.txt")
+    run.stderr_tail = _tail(config.workdir / "stderr.0.txt")
+    run.seconds = time.monotonic() - started
+    return run

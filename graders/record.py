@@ -1,0 +1,111 @@
+"""Record stage: results.json (Gradescope's schema + CONTRACT §5) and JUnit XML, written atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any, Dict, List
+
+from .grade import GradeResult
+
+
+def _test_output(test) -> str:
+    status = "passed" if test.passed else "failed"
+    text = f"{status}: {test.message}"
+    if test.misconception and not test.passed:
+        text += f"\nLikely misconception: {test.misconception}"
+    return text
+
+
+def summary_text(result: GradeResult) -> str:
+    """The short plain-text summary (Gradescope's top-level output, the CLI's printout)."""
+    lines = [f"{result.submission}: {result.score:g} / {result.max_score:g}"]
+    for p in result.problems:
+        lines.append(f"  {p.id:<10} {p.score:g} / {p.max_score:g}" + (f"  ({p.errors[0]})" if p.errors else ""))
+    if result.misconceptions:
+        lines.append("Misconceptions: " + ", ".join(result.misconceptions))
+    for error in result.errors:
+        lines.append(f"Error: {error}")
+    for warning in result.warnings:
+        lines.append(f"Note: {warning}")
+    return "\n".join(lines)
+
+
+def results_json(result: GradeResult) -> Dict[str, Any]:
+    """Gradescope's results.json with the contract's tags and extra_data."""
+    tests: List[Dict[str, Any]] = []
+    for order, problem in enumerate(result.problems, start=1):
+        for index, t in enumerate(problem.tests, start=1):
+            tests.append(
+                {
+                    "score": t.score,
+                    "max_score": t.max_score,
+                    "status": "passed" if t.passed else "failed",
+                    "name": f"[{problem.id}] {t.name}",
+                    "number": f"{order}.{index}",
+                    "output": _test_output(t),
+                    "tags": [problem.id, t.kind],
+                    "visibility": "visible",
+                    "extra_data": {"problem": problem.id, "kind": t.kind, "misconception": t.misconception},
+                }
+            )
+    errors = list(result.errors)
+    for p in result.problems:
+        errors.extend(f"{p.id}: {e}" for e in p.errors)
+    errors.extend(f"grader fault in {f}" for f in result.faults)
+    return {
+        "score": result.score,
+        "execution_time": result.execution_time,
+        "output": summary_text(result),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "extra_data": {
+            "problems": {p.id: {"score": p.score, "max_score": p.max_score} for p in result.problems},
+            "misconceptions": result.misconceptions,
+            "errors": errors,
+            "submission": result.submission,
+            "grader_version": result.grader_version,
+            "seed": result.seed,
+            "content_hash": result.content_hash,
+            "warnings": list(result.warnings),
+        },
+        "tests": tests,
+    }
+
+
+def junit_xml(result: GradeResult) -> str:
+    """One <testsuite> per problem, one <testcase> per hidden test."""
+    suites = ET.Element("testsuites", name=result.submission)
+    for problem in result.problems:
+        failures = sum(not t.passed for t in problem.tests)
+        suite = ET.SubElement(
+            suites, "testsuite", name=problem.id, tests=str(len(problem.tests)),
+            failures=str(failures), time=f"{problem.seconds:.3f}",
+        )
+        for t in problem.tests:
+            case = ET.SubElement(suite, "testcase", classname=problem.id, name=t.name, time=f"{t.seconds:.3f}")
+            if not t.passed:
+                failure = ET.SubElement(case, "failure", message=t.message[:500])
+                failure.text = _test_output(t)
+    return ET.tostring(suites, encoding="unicode")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file and rename, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def write_results(result: GradeResult, out_dir: Path) -> Dict[str, Any]:
+    """DIR/results.json and DIR/junit.xml; returns the results document."""
+    doc = results_json(result)
+    write_atomic(out_dir / "junit.xml", junit_xml(result))
+    write_atomic(out_dir / "results.json", json.dumps(doc, indent=2))
+    return doc

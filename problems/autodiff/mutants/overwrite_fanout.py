@@ -1,0 +1,31 @@
+"""Correct order, but a node's adjoint is overwritten by its last user instead of summed."""
+
+MISCONCEPTION = "no-fanout-accumulation"
+
+
+def topological_sort(variable):
+    order, visited, stack = [], set(), [(variable, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if node.unique_id in visited or node.is_constant():
+            continue
+        visited.add(node.unique_id)
+        stack.append((node, True))
+        if not node.is_leaf():
+            stack.extend((p, False) for p in node.parents if not p.is_constant())
+    return order[::-1]
+
+
+def backpropagate(variable, deriv):
+    adjoints = {variable.unique_id: deriv}
+    for node in topological_sort(variable):
+        d = adjoints[node.unique_id]
+        if node.is_leaf():
+            node.accumulate_derivative(d)
+            continue
+        for parent, dp in node.chain_rule(d):
+            if not parent.is_constant():
+                adjoints[parent.unique_id] = dp

@@ -1,0 +1,299 @@
+"""Hidden probes for `autodiff` (run in the sandbox): they compute, they never judge.
+
+Graphs are rebuilt from fixed seeds, so the reference run and the student run
+see the same structure; creation indices (not unique ids) name nodes in results.
+"""
+
+import gc
+import random
+import time
+
+import minitorch
+from minitorch import autodiff
+from minitorch.scalar import Scalar
+from probekit import (
+    Counter,
+    Graph,
+    WorkBudgetExceeded,
+    chain,
+    diamond_chain,
+    floats,
+    probe,
+    random_dag,
+    skip_chain,
+    PROBES,  # noqa: F401 - the harness reads the registry from this module
+)
+
+
+# ----------------------------------------------------------------- Scalars
+
+
+def slides_example(x1, x2):
+    """f = x1 + exp(1.5 x1 + 2 x2): x1 has two users."""
+    return x1 + (x1 * 1.5 + x2 * 2.0).exp()
+
+
+@probe("slides_example")
+def slides(_):
+    x1, x2 = Scalar(3.0), Scalar(0.5)
+    slides_example(x1, x2).backward()
+    return floats([x1.derivative, x2.derivative])
+
+
+@probe("sigmoid_quiz")
+def sigmoid_quiz(_):
+    """v3 = v1 v2, v4 = v3 + v1, v5 = sigmoid(v3), v6 = v5 * v4, v7 = sigmoid(v6)."""
+    v1, v2 = Scalar(0.4), Scalar(-1.7)
+    v3 = v1 * v2
+    v7 = v3.sigmoid()
+    v7.backward()
+    simple = floats([v1.derivative, v2.derivative])
+    w1, w2 = Scalar(0.4), Scalar(-1.7)
+    w3 = w1 * w2
+    w4 = w3 + w1
+    w5 = w3.sigmoid()
+    w6 = w5 * w4
+    w7 = w6.sigmoid()
+    w7.backward()
+    return {"v7": simple, "shared": floats([w1.derivative, w2.derivative])}
+
+
+def scalar_dag(seed, n_leaves=4, n_ops=40, n_constants=3):
+    """A random Scalar program with fan-out, reuse and constants."""
+    rng = random.Random(seed)
+    leaves = [Scalar(rng.uniform(0.2, 1.5)) for _ in range(n_leaves)]
+    consts = [Scalar(rng.uniform(0.5, 2.0), None) for _ in range(n_constants)]
+    pool = list(leaves)
+    ops = [
+        lambda a, b: a + b,
+        lambda a, b: a * b,
+        lambda a, b: a - b,
+        lambda a, b: (a * b).sigmoid(),
+        lambda a, b: (a + 2.0).relu() * b,
+        lambda a, b: a * 0.5 + b.sigmoid(),
+        lambda a, b: (a.sigmoid() + 1.0).log() * b,
+        lambda a, b: (a.sigmoid() - b.sigmoid()).exp(),
+        lambda a, b: a / (b.sigmoid() + 0.5),
+        lambda a, b: -a + b,
+    ]
+    for _ in range(n_ops):
+        a = rng.choice(pool[-6:] if rng.random() < 0.6 else pool)
+        b = rng.choice(pool + consts) if rng.random() < 0.8 else rng.choice(consts)
+        pool.append(rng.choice(ops)(a, b))
+    out = pool[-1] + pool[-2] * 0.5 + pool[-5]
+    return leaves, consts, out
+
+
+for _seed in range(4):
+
+    def _make(seed):
+        def random_scalar_dag(_):
+            leaves, consts, out = scalar_dag(1000 + seed)
+            out.backward()
+            return {
+                "leaves": floats([x.derivative for x in leaves]),
+                "constants_with_derivative": sum(c.derivative is not None for c in consts),
+            }
+
+        return random_scalar_dag
+
+    probe(f"random_scalar_dag_{_seed}")(_make(_seed))
+
+
+@probe("double_backward")
+def double_backward(_):
+    x1, x2 = Scalar(3.0), Scalar(0.5)
+    f = slides_example(x1, x2)
+    f.backward()
+    once = floats([x1.derivative, x2.derivative])
+    f.backward()
+    return {"once": once, "twice": floats([x1.derivative, x2.derivative])}
+
+
+@probe("deep_scalar_chain")
+def deep_scalar_chain(_):
+    x = Scalar(0.5)
+    y = x
+    for _ in range(3000):
+        y = y * 1.0 + 0.0
+    y.backward()
+    return floats([x.derivative])
+
+
+# ----------------------------------------------------------------- Tensors
+
+
+def _tensor_program(seed):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    a = minitorch.tensor(rng.uniform(-1, 1, (3, 4)).tolist(), requires_grad=True)
+    b = minitorch.tensor(rng.uniform(-1, 1, (4,)).tolist(), requires_grad=True)
+    c = minitorch.tensor(rng.uniform(0.5, 1.5, (3, 1)).tolist(), requires_grad=True)
+    k = minitorch.tensor(rng.uniform(-1, 1, (3, 4)).tolist())  # a constant
+    h = (a * b + c).sigmoid()  # broadcasting: b over rows, c over columns
+    g = h * a + k * h  # fan-out of a and h, a constant input
+    u = (g.exp() + c).log() * b
+    out = (u + h * g).sum()
+    out.backward()
+    return {
+        "a": a.grad.to_numpy().tolist(),
+        "b": b.grad.to_numpy().tolist(),
+        "c": c.grad.to_numpy().tolist(),
+        "constant_has_grad": k.grad is not None,
+    }
+
+
+for _seed in range(2):
+
+    def _make_tensor(seed):
+        def random_tensor_program(_):
+            return _tensor_program(2000 + seed)
+
+        return random_tensor_program
+
+    probe(f"tensor_program_{_seed}")(_make_tensor(_seed))
+
+
+# ---------------------------------------------- instrumented graphs (Nodes)
+
+
+def _order_as_indices(graph, order):
+    where = {id(n): i for i, n in enumerate(graph.nodes)}
+    return [where.get(id(v), -1) for v in order]
+
+
+@probe("topological_order_random")
+def topo_random(_):
+    results = []
+    for seed in range(5):
+        graph, out = random_dag(random.Random(3000 + seed), n_leaves=4, n_ops=50, n_constants=3)
+        order = list(autodiff.topological_sort(out))
+        results.append(
+            {
+                "order": _order_as_indices(graph, order),
+                "edges": graph.edges(),
+                "constants": graph.constants(),
+                "output": graph.index(out),
+            }
+        )
+    return results
+
+
+@probe("topological_order_scalars")
+def topo_scalars(_):
+    leaves, consts, out = scalar_dag(4000, n_ops=30)
+    nodes, where, stack = [], {}, [out]
+    while stack:  # index every Scalar reachable from out
+        v = stack.pop()
+        if v.unique_id in where:
+            continue
+        where[v.unique_id] = len(nodes)
+        nodes.append(v)
+        if v.history is not None and v.history.last_fn is not None:
+            stack.extend(v.history.inputs)
+    order = list(autodiff.topological_sort(out))
+    edges = [
+        [where[p.unique_id] for p in v.history.inputs] if v.history is not None and v.history.last_fn else []
+        for v in nodes
+    ]
+    return {
+        "order": [where.get(v.unique_id, -1) for v in order],
+        "edges": edges,
+        "constants": [i for i, v in enumerate(nodes) if v.is_constant()],
+        "output": 0,
+    }
+
+
+@probe("random_node_dag")
+def random_node_dag(_):
+    results = []
+    for seed in range(4):
+        graph, out = random_dag(random.Random(5000 + seed), n_leaves=5, n_ops=60, n_constants=2)
+        autodiff.backpropagate(out, 1.0)
+        results.append(floats([x.derivative for x in graph.leaves()]))
+    return results
+
+
+@probe("derivative_argument")
+def derivative_argument(_):
+    graph, out = random_dag(random.Random(6000), n_leaves=3, n_ops=20)
+    autodiff.backpropagate(out, 2.5)
+    return floats([x.derivative for x in graph.leaves()])
+
+
+@probe("constants_skipped")
+def constants_skipped(_):
+    graph, out = random_dag(random.Random(7000), n_leaves=3, n_ops=25, n_constants=4)
+    error = None
+    try:
+        autodiff.backpropagate(out, 1.0)
+    except AssertionError as exc:
+        if not graph.counter.touched_constants:
+            raise
+        error = str(exc)
+    return {
+        "touched_constants": sorted(set(graph.counter.touched_constants)),
+        "error": error,
+        "leaves": floats([x.derivative for x in graph.leaves()]),
+    }
+
+
+def _deep_chain(depth):
+    graph, x, out = chain(depth)
+    autodiff.backpropagate(out, 1.0)
+    return floats([x.derivative])
+
+
+@probe("deep_chain_3000")
+def deep_chain_3000(_):
+    return _deep_chain(3000)
+
+
+@probe("deep_chain_10000")
+def deep_chain_10000(_):
+    return _deep_chain(10000)
+
+
+# ----------------------------------------------------------------- complexity
+
+
+@probe("work_on_diamonds")
+def work_on_diamonds(_):
+    """Uses of chain_rule/parents on diamond chains whose path count doubles per layer."""
+    rows = []
+    for layers in (2, 4, 8, 16, 32, 64):
+        counter = Counter(budget=200_000)
+        graph, x, out = diamond_chain(layers, counter)
+        try:
+            autodiff.backpropagate(out, 1.0)
+        except WorkBudgetExceeded:
+            rows.append({"layers": layers, "nodes": len(graph.nodes), "exceeded": True, **counter.as_dict()})
+            break
+        rows.append(
+            {"layers": layers, "nodes": len(graph.nodes), "exceeded": False, "derivative": x.derivative, **counter.as_dict()}
+        )
+    return rows
+
+
+@probe("time_doubling")
+def time_doubling(_):
+    """Best-of-5 seconds of backpropagate on graphs of n and 2n nodes."""
+    rows = []
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        for n in (2000, 4000, 8000):
+            best = float("inf")
+            for repeat in range(5):
+                graph, out = skip_chain(n, random.Random(n + repeat))
+                start = time.perf_counter()
+                autodiff.backpropagate(out, 1.0)
+                best = min(best, time.perf_counter() - start)
+            rows.append({"nodes": len(graph.nodes), "seconds": best})
+            if best > 5.0:
+                break
+    finally:
+        if gc_was:
+            gc.enable()
+    return rows

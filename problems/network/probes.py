@@ -1,0 +1,139 @@
+"""Hidden probes for `network` (run in the sandbox): the student's Linear and Network.
+
+Parameters are found through `named_parameters()` (any attribute names) and set
+to fixed values chosen by their shape, so outputs can be compared whatever the
+student's initialisation.
+"""
+
+import numpy as np
+
+import minitorch
+from probekit import PROBES, capture, probe  # noqa: F401
+from project import run_sentiment as hw
+
+
+def fixed(shape, salt=0):
+    """Deterministic values for a parameter of `shape`."""
+    rng = np.random.default_rng(1000 + 31 * salt + sum((i + 1) * 97 * s for i, s in enumerate(shape)))
+    return rng.uniform(-0.8, 0.8, size=shape)
+
+
+def param_shapes(module):
+    return [[name, list(p.value.shape)] for name, p in module.named_parameters()]
+
+
+def assign(module):
+    """Give every parameter the fixed values for its shape; return the shapes assigned."""
+    shapes = []
+    for name, p in module.named_parameters():
+        shape = tuple(p.value.shape)
+        p.update(minitorch.tensor(fixed(shape)))
+        shapes.append(list(shape))
+    return shapes
+
+
+def values(t):
+    return np.asarray(t.to_numpy(), dtype=np.float64).tolist()
+
+
+@probe("linear_parameters")
+def linear_parameters(_):
+    out = []
+    for n_in, n_out in ((5, 3), (7, 1), (2, 6)):
+        layer = hw.Linear(n_in, n_out)
+        shapes = sorted(s for _, s in param_shapes(layer))
+        out.append({"shapes": shapes, "count": len(shapes)})
+    return out
+
+
+@probe("linear_forward")
+def linear_forward(_):
+    rng = np.random.default_rng(5)
+    out = []
+    for n_in, n_out, batch in ((5, 3, 4), (7, 1, 1), (2, 6, 3)):
+        layer = hw.Linear(n_in, n_out)
+        assign(layer)
+        x = minitorch.tensor(rng.uniform(-1, 1, (batch, n_in)))
+        y = layer.forward(x)
+        out.append({"shape": list(y.shape), "values": values(y)})
+    return out
+
+
+@probe("linear_gradients")
+def linear_gradients(_):
+    rng = np.random.default_rng(6)
+    layer = hw.Linear(4, 3)
+    assign(layer)
+    x = minitorch.tensor(rng.uniform(-1, 1, (5, 4)), requires_grad=True)
+    g = rng.uniform(-1, 1, (5, 3))
+    (layer.forward(x) * minitorch.tensor(g)).sum().backward()
+    grads = {tuple(p.value.shape): p.value.grad for _, p in layer.named_parameters()}
+    return {
+        "x": values(x.grad),
+        "params": {str(list(s)): (None if gr is None else values(gr)) for s, gr in sorted(grads.items())},
+    }
+
+
+@probe("network_parameters")
+def network_parameters(_):
+    model = hw.Network(embedding_dim=6, hidden_dim=4, dropout_prob=0.5)
+    shapes = sorted(s for _, s in param_shapes(model))
+    return {"shapes": shapes, "count": len(shapes)}
+
+
+def _network(dropout):
+    model = hw.Network(embedding_dim=6, hidden_dim=4, dropout_prob=dropout)
+    assign(model)
+    return model
+
+
+@probe("network_forward_eval")
+def network_forward_eval(_):
+    rng = np.random.default_rng(7)
+    out = []
+    for batch, length in ((3, 5), (1, 2), (4, 7)):
+        model = _network(0.5)
+        model.eval()
+        x = minitorch.tensor(rng.uniform(-1, 1, (batch, length, 6)))
+        y = model.forward(x)
+        out.append({"shape": list(y.shape), "values": values(y)})
+    return out
+
+
+@probe("network_forward_no_dropout")
+def network_forward_no_dropout(_):
+    """Training mode with dropout_prob = 0 must equal evaluation mode."""
+    rng = np.random.default_rng(8)
+    model = _network(0.0)
+    model.train()
+    x = minitorch.tensor(rng.uniform(-1, 1, (4, 3, 6)))
+    return {"values": values(model.forward(x))}
+
+
+@probe("network_gradients")
+def network_gradients(_):
+    rng = np.random.default_rng(9)
+    model = _network(0.0)
+    model.train()
+    x = minitorch.tensor(rng.uniform(-1, 1, (5, 4, 6)))
+    g = rng.uniform(-1, 1, (5,))
+    (model.forward(x) * minitorch.tensor(g)).sum().backward()
+    grads = {}
+    for _, p in model.named_parameters():
+        grads[str(list(p.value.shape))] = None if p.value.grad is None else values(p.value.grad)
+    return dict(sorted(grads.items()))
+
+
+@probe("network_dropout")
+def network_dropout(_):
+    """Dropout is random in training mode and off in evaluation mode."""
+    rng = np.random.default_rng(10)
+    model = _network(0.5)
+    x = minitorch.tensor(rng.uniform(-1, 1, (6, 3, 6)))
+    model.train()
+    train_runs = [values(model.forward(x)) for _ in range(8)]
+    model.eval()
+    eval_runs = [values(model.forward(x)) for _ in range(3)]
+    spread_train = float(np.max(np.std(np.array(train_runs), axis=0)))
+    spread_eval = float(np.max(np.std(np.array(eval_runs), axis=0)))
+    return {"train_varies": spread_train > 1e-9, "eval_deterministic": spread_eval < 1e-12}

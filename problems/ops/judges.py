@@ -1,0 +1,103 @@
+"""Parent-side judges for `ops`: per-case forward/backward comparisons with a finite-difference opinion."""
+
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+
+from graders.judge import Verdict, compare_values, error_text, to_array, NotNumeric
+
+DISPLAY = "minitorch/tensor_functions.py"
+
+
+def _cases(outcome) -> List[Dict[str, Any]]:
+    return outcome.value if isinstance(outcome.value, list) else []
+
+
+def _case_label(i: int, case: Dict[str, Any]) -> str:
+    return f"case {i + 1}"
+
+
+def op_forward(student, reference, options) -> Verdict:
+    """Every case's forward values equal the reference's (rtol 1e-7)."""
+    rtol, atol = float(options.get("rtol", 1e-7)), float(options.get("atol", 1e-10))
+    got, want = _cases(student), _cases(reference)
+    if len(got) != len(want):
+        return Verdict(0.0, "the probe returned the wrong number of cases")
+    for i, (g, w) in enumerate(zip(got, want)):
+        if "noncontiguous" in w:
+            s = g.get("noncontiguous") if isinstance(g, dict) else None
+            if not isinstance(s, dict):
+                return Verdict(0.0, "view of a non-contiguous tensor: no result")
+            if s.get("raised") is True:
+                continue
+            problem = compare_values(s.get("values"), w["noncontiguous"]["row_major"], rtol, atol)
+            if problem:
+                return Verdict(0.0, "view of a non-contiguous (permuted) tensor read the storage in the wrong order; "
+                                    "raise (like PyTorch: 'call .contiguous() first') or copy first")
+            continue
+        message = error_text(g.get("forward") if isinstance(g, dict) else None, DISPLAY)
+        if message:
+            return Verdict(0.0, f"{_case_label(i, w)}: forward raised {message}")
+        problem = compare_values(g.get("forward"), w["forward"], rtol, atol, "output")
+        if problem:
+            return Verdict(0.0, f"{_case_label(i, w)} ({_shape_note(w)}): {problem}")
+    return Verdict(1.0, f"forward matches the reference on {len(want)} cases (shapes, broadcasting, permuted strides)")
+
+
+def _shape_note(case: Dict[str, Any]) -> str:
+    try:
+        shapes = [to_array(x).shape for x in case["backward"]]
+        return "input shapes " + ", ".join(str(s) for s in shapes)
+    except (NotNumeric, KeyError, TypeError):
+        return "see the forward"
+
+
+def _fd_opinion(case: Dict[str, Any]) -> str:
+    """Compare the student's backward with central differences of the student's own forward."""
+    fd = case.get("finite_differences")
+    grads = case.get("backward")
+    if not isinstance(fd, list) or not isinstance(grads, list):
+        return ""
+    disagreements = 0
+    total = 0
+    for grad, picks in zip(grads, fd):
+        if grad is None or not isinstance(picks, list):
+            continue
+        try:
+            arr = to_array(grad)
+        except NotNumeric:
+            return ""
+        for pick in picks:
+            try:
+                value = float(arr[tuple(pick["index"])])
+            except (IndexError, KeyError, TypeError, ValueError):
+                return ""
+            total += 1
+            if not np.isclose(value, float(pick["estimate"]), rtol=1e-4, atol=1e-5):
+                disagreements += 1
+    if not total:
+        return ""
+    if disagreements:
+        return f" Finite differences of your forward disagree with your backward at {disagreements} of {total} points."
+    return " Your backward agrees with finite differences of your forward, so the forward is probably what is wrong."
+
+
+def op_backward(student, reference, options) -> Verdict:
+    """Every case's input gradients equal the reference's (rtol 1e-7), summed back over broadcast dims."""
+    rtol, atol = float(options.get("rtol", 1e-7)), float(options.get("atol", 1e-10))
+    got, want = _cases(student), _cases(reference)
+    if len(got) != len(want):
+        return Verdict(0.0, "the probe returned the wrong number of cases")
+    for i, (g, w) in enumerate(zip(got, want)):
+        if "noncontiguous" in w:
+            continue
+        message = error_text(g.get("backward") if isinstance(g, dict) else None, DISPLAY)
+        if message:
+            return Verdict(0.0, f"{_case_label(i, w)}: backward raised {message}")
+        problem = compare_values(g.get("backward"), w["backward"], rtol, atol, "input gradients")
+        if problem:
+            return Verdict(0.0, f"{_case_label(i, w)} ({_shape_note(w)}): {problem}.{_fd_opinion(g)}")
+    return Verdict(1.0, f"gradients match the reference on {len(want) - sum('noncontiguous' in w for w in want)} cases")
+
+
+JUDGES = {"op_forward": op_forward, "op_backward": op_backward}

@@ -1,0 +1,1 @@
+"""HTML reports (per submission and per class), rendered from jinja2 templates."""

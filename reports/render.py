@@ -1,0 +1,75 @@
+"""Render the per-submission report (and, later, the class report) from templates."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+MISCONCEPTIONS = Path(__file__).resolve().parent.parent / "problems" / "misconceptions.toml"
+
+
+@dataclass(frozen=True)
+class Misconception:
+    id: str
+    title: str
+    explanation: str
+    reread: str
+
+
+@lru_cache(maxsize=1)
+def misconceptions() -> Dict[str, Misconception]:
+    """The catalogue of nameable misconceptions (problems/misconceptions.toml)."""
+    raw = tomllib.loads(MISCONCEPTIONS.read_text(encoding="utf-8")) if MISCONCEPTIONS.is_file() else {}
+    return {
+        key: Misconception(key, v.get("title", key), v.get("explanation", ""), v.get("reread", ""))
+        for key, v in raw.items()
+    }
+
+
+def explain(mid: str) -> Misconception:
+    return misconceptions().get(mid, Misconception(mid, mid, "", ""))
+
+
+@lru_cache(maxsize=1)
+def environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(str(TEMPLATES)),
+        autoescape=select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["pct"] = lambda x: f"{100 * x:.0f}%"
+    env.filters["pts"] = lambda x: f"{x:g}"
+    return env
+
+
+def _figures(result: Any) -> Dict[str, str]:
+    """SVG per test id that carries figure data (drawn once per report)."""
+    from .figures import figure_svg
+
+    svgs: Dict[str, str] = {}
+    for problem in result.problems:
+        for test in problem.tests:
+            if test.figure and isinstance(test.figure, dict):
+                svg = figure_svg(str(test.figure.get("kind")), test.figure)
+                if svg:
+                    svgs[f"{problem.id}/{test.id}"] = svg
+    return svgs
+
+
+def render_submission(result: Any, links: Optional[Dict[str, str]] = None) -> str:
+    """The HTML report of one GradeResult."""
+    found = [explain(m) for m in result.misconceptions]
+    return environment().get_template("report.html").render(
+        result=result,
+        misconceptions=found,
+        explain=explain,
+        figures=_figures(result),
+        links=links or {},
+    )

@@ -1,0 +1,458 @@
+"""`Tensor`: an n-dimensional array that records the computation that produced it.
+
+A tensor created with `requires_grad=True` is a *leaf*: `backward()` fills its
+`.grad`. A tensor without history is a *constant*. Every other tensor is the
+output of a `Function` and remembers it in `history` (function, saved
+context, inputs), which is all `autodiff.backpropagate` needs.
+
+Tensors override `==` (elementwise), so they are unhashable: graph
+bookkeeping is keyed by `unique_id`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, List, Optional, Sequence, Tuple, Type, Union
+
+import numpy as np
+
+from . import autodiff
+from .autodiff import Context, Variable
+from .tensor_data import IndexingError, TensorData, shape_broadcast
+# Only the names every llmsys/minitorch `tensor_functions.py` defines: a
+# student's whole file may be swapped in for the reference one.
+from . import tensor_functions as _tf
+from .tensor_functions import (
+    EQ,
+    LT,
+    Add,
+    All,
+    Copy,
+    Exp,
+    Function,
+    Inv,
+    IsClose,
+    Log,
+    MatMul,
+    Mul,
+    Neg,
+    Permute,
+    ReLU,
+    Sigmoid,
+    Sum,
+    View,
+)
+from .tensor_ops import FastBackend, TensorBackend
+
+if TYPE_CHECKING:
+    from .tensor_data import Shape, Storage, Strides, UserIndex, UserShape, UserStrides
+
+    TensorLike = Union[float, int, "Tensor"]
+
+
+@dataclass
+class History:
+    """How a Tensor was made: the Function, its saved context and its inputs.
+
+    A leaf has a history with `last_fn=None`; a constant has no history at all.
+    """
+
+    last_fn: Optional[Type[Function]] = None
+    ctx: Optional[Context] = None
+    inputs: Sequence["Tensor"] = ()
+
+
+_ids = itertools.count(1)
+_F64 = np.float64
+
+
+class Tensor:
+    """A tensor in a computation graph (see the module docstring).
+
+    Args:
+        v: the data (storage, shape, strides)
+        back: the history (None for a constant, `History()` for a leaf)
+        name: an optional name (defaults to the unique id)
+        backend: the `TensorBackend` running the operations (default: NumPy)
+    """
+
+    backend: TensorBackend
+    history: Optional[History]
+    grad: Optional["Tensor"]
+    _tensor: TensorData
+    unique_id: int
+
+    def __init__(
+        self,
+        v: TensorData,
+        back: Optional[History] = None,
+        name: Optional[str] = None,
+        backend: Optional[TensorBackend] = None,
+    ):
+        assert isinstance(v, TensorData), f"Tensor needs a TensorData, got {type(v)}"
+        self.unique_id = next(_ids)
+        self._tensor = v
+        self.history = back
+        if backend is None:
+            backend = FastBackend
+        self.backend = backend
+        self.f = backend
+        self.grad = None
+        if name is not None:
+            self._name = name
+
+    __hash__ = None  # type: ignore[assignment]  # == is elementwise: key graphs by unique_id
+
+    # NumPy defers to the Tensor operators: `np.float64(0.5) * t` is a Tensor,
+    # not an array built through `__array__`.
+    __array_ufunc__ = None
+
+    @property
+    def name(self) -> str:
+        return self.__dict__.get("_name") or str(self.unique_id)
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = value
+
+    # -- gradient bookkeeping ----------------------------------------------
+
+    def requires_grad_(self, x: bool = True) -> None:
+        """Make this tensor a leaf that collects `.grad` (`True`) or a constant (`False`)."""
+        if x:
+            if not self.is_leaf():
+                self.history = History()
+        else:
+            self.history = None
+
+    def requires_grad(self) -> bool:
+        """True unless this tensor is a constant."""
+        return self.history is not None
+
+    def zero_grad_(self) -> None:
+        """Forget the accumulated gradient (`grad = None`)."""
+        self.grad = None
+
+    # -- conversions ---------------------------------------------------------
+
+    def to_numpy(self) -> np.ndarray:
+        """A C-contiguous NumPy copy of the values."""
+        return np.array(self._tensor.array, dtype=np.float64, order="C")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = self.to_numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    @staticmethod
+    def from_numpy(
+        arr: np.ndarray, backend: TensorBackend = FastBackend, requires_grad: bool = False
+    ) -> "Tensor":
+        """A tensor holding a copy of `arr`."""
+        t = Tensor(TensorData._from_array(np.array(arr, dtype=_F64, order="C")), backend=backend)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        return self._tensor.shape
+
+    @property
+    def size(self) -> int:
+        return self._tensor.size
+
+    @property
+    def dims(self) -> int:
+        return self._tensor.dims
+
+    def _const(self, b: float) -> "Tensor":
+        arr = np.empty(1, dtype=_F64)
+        arr[0] = b
+        return Tensor(TensorData._from_array(arr), backend=self.backend)
+
+    def _ints_tensor(self, values: Sequence[int]) -> "Tensor":
+        """A constant 1-D tensor holding small ints (dims, shapes, orders)."""
+        return Tensor(TensorData._from_array(np.array(values, dtype=_F64)), backend=self.backend)
+
+    def _ensure_tensor(self, b: "TensorLike") -> "Tensor":
+        """Turn a number into a constant tensor of shape (1,); tensors pass through."""
+        if isinstance(b, Tensor):
+            return b
+        if isinstance(b, (int, float, np.number)):
+            return self._const(b)
+        return Tensor.from_numpy(np.asarray(b, dtype=_F64), backend=self.backend)
+
+    # -- arithmetic ----------------------------------------------------------
+
+    def __add__(self, b: "TensorLike") -> "Tensor":
+        return Add.apply(self, self._ensure_tensor(b))
+
+    def __radd__(self, b: "TensorLike") -> "Tensor":
+        return Add.apply(self._ensure_tensor(b), self)
+
+    def __sub__(self, b: "TensorLike") -> "Tensor":
+        if isinstance(b, (int, float)):
+            return Add.apply(self, self._const(-b))  # x + (-b) == x - b exactly
+        return Add.apply(self, Neg.apply(self._ensure_tensor(b)))
+
+    def __rsub__(self, b: "TensorLike") -> "Tensor":
+        return Add.apply(self._ensure_tensor(b), Neg.apply(self))
+
+    def __mul__(self, b: "TensorLike") -> "Tensor":
+        return Mul.apply(self, self._ensure_tensor(b))
+
+    def __rmul__(self, b: "TensorLike") -> "Tensor":
+        return Mul.apply(self._ensure_tensor(b), self)
+
+    def __truediv__(self, b: "TensorLike") -> "Tensor":
+        if isinstance(b, (int, float)) and b != 0:
+            return Mul.apply(self, self._const(1.0 / b))  # == x * inv(b) exactly
+        return Mul.apply(self, Inv.apply(self._ensure_tensor(b)))
+
+    def __rtruediv__(self, b: "TensorLike") -> "Tensor":
+        return Mul.apply(self._ensure_tensor(b), Inv.apply(self))
+
+    def __matmul__(self, b: "Tensor") -> "Tensor":
+        return MatMul.apply(self, self._ensure_tensor(b))
+
+    def __rmatmul__(self, b: "Tensor") -> "Tensor":
+        return MatMul.apply(self._ensure_tensor(b), self)
+
+    def __lt__(self, b: "TensorLike") -> "Tensor":
+        return LT.apply(self, self._ensure_tensor(b))
+
+    def __gt__(self, b: "TensorLike") -> "Tensor":
+        return LT.apply(self._ensure_tensor(b), self)
+
+    def __eq__(self, b: "TensorLike") -> "Tensor":  # type: ignore[override]
+        return EQ.apply(self, self._ensure_tensor(b))
+
+    def __neg__(self) -> "Tensor":
+        return Neg.apply(self)
+
+    def all(self, dim: Optional[int] = None) -> "Tensor":
+        """1.0 if every element (along `dim`) is nonzero."""
+        if dim is None:
+            return All.apply(self.contiguous().view(self.size), self._const(0))
+        return All.apply(self, self._const(self._dim(dim)))
+
+    def is_close(self, y: "TensorLike") -> "Tensor":
+        """Elementwise $|x - y| < 10^{-2}$ as 1.0/0.0."""
+        return IsClose.apply(self, self._ensure_tensor(y))
+
+    def sigmoid(self) -> "Tensor":
+        return Sigmoid.apply(self)
+
+    def relu(self) -> "Tensor":
+        return ReLU.apply(self)
+
+    def log(self) -> "Tensor":
+        return Log.apply(self)
+
+    def exp(self) -> "Tensor":
+        return Exp.apply(self)
+
+    def item(self) -> float:
+        """The value of a 1-element tensor as a float."""
+        if self.size != 1:
+            raise ValueError(
+                f"item() needs a tensor with one element, got shape {self.shape}."
+            )
+        return float(self._tensor._storage[0])
+
+    def __float__(self) -> float:
+        return self.item()
+
+    def _dim(self, dim: int) -> int:
+        d = int(dim)
+        if d < 0:
+            d += self.dims
+        if not 0 <= d < self.dims:
+            raise IndexingError(f"Dimension {dim} out of range for shape {self.shape}.")
+        return d
+
+    def sum(self, dim: Optional[int] = None) -> "Tensor":
+        """Sum over `dim` (kept with size 1), or over all elements (shape (1,))."""
+        if dim is None:
+            return Sum.apply(self.contiguous().view(self.size), self._const(0))
+        return Sum.apply(self, self._const(self._dim(dim)))
+
+    def mean(self, dim: Optional[int] = None) -> "Tensor":
+        """Mean over `dim` (kept with size 1), or over all elements (shape (1,))."""
+        mean_fn = getattr(_tf, "Mean", None)
+        if mean_fn is None:  # a tensor_functions.py without the Mean helper
+            if dim is None:
+                return self.sum() / self.size
+            return self.sum(dim) / self.shape[self._dim(dim)]
+        if dim is None:
+            return mean_fn.apply(self)
+        return mean_fn.apply(self, self._const(self._dim(dim)))
+
+    def permute(self, *order: Union[int, Sequence[int]]) -> "Tensor":
+        """A view with dims reordered: new dim `i` is old dim `order[i]`."""
+        if len(order) == 1 and isinstance(order[0], (tuple, list)):
+            order = tuple(order[0])
+        return Permute.apply(self, self._ints_tensor([self._dim(o) for o in order]))
+
+    def view(self, *shape: Union[int, Sequence[int]]) -> "Tensor":
+        """The same (contiguous) storage with another shape; one entry may be -1."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = tuple(int(s) for s in shape)
+        if -1 in shape:
+            known = 1
+            for s in shape:
+                if s != -1:
+                    known *= s
+            if shape.count(-1) > 1 or known == 0 or self.size % known:
+                raise IndexingError(f"shape {list(shape)} is invalid for input of size {self.size}")
+            shape = tuple(self.size // known if s == -1 else s for s in shape)
+        size = 1
+        for s in shape:
+            size *= s
+        if size != self.size:
+            raise IndexingError(f"shape {list(shape)} is invalid for input of size {self.size}")
+        return View.apply(self, self._ints_tensor(shape))
+
+    def contiguous(self) -> "Tensor":
+        """A contiguous tensor with the same values (self if already contiguous)."""
+        if self._tensor.is_contiguous():
+            return self
+        return Copy.apply(self)
+
+    def __repr__(self) -> str:
+        return self._tensor.to_string()
+
+    def __getitem__(self, key: Union[int, "UserIndex"]) -> float:
+        key2 = (key,) if isinstance(key, (int, np.integer)) else key
+        return self._tensor.get(key2)
+
+    def __setitem__(self, key: Union[int, "UserIndex"], val: float) -> None:
+        key2 = (key,) if isinstance(key, (int, np.integer)) else key
+        self._tensor.set(key2, val)
+
+    # -- internals -------------------------------------------------------------
+
+    def _type_(self, backend: TensorBackend) -> None:
+        self.backend = backend
+        self.f = backend
+        if backend.cuda:  # pragma: no cover
+            self._tensor.to_cuda_()
+
+    def _new(self, tensor_data: TensorData) -> "Tensor":
+        return Tensor(tensor_data, backend=self.backend)
+
+    @staticmethod
+    def make(
+        storage: Union["Storage", List[float]],
+        shape: "UserShape",
+        strides: Optional["UserStrides"] = None,
+        backend: Optional[TensorBackend] = None,
+    ) -> "Tensor":
+        """A new constant tensor from raw storage (shared if it is a float64 array)."""
+        return Tensor(TensorData(storage, shape, strides), backend=backend)
+
+    def expand(self, other: "Tensor") -> "Tensor":
+        """Bring `other` (a gradient) to `self.shape`.
+
+        If `other` is smaller it is broadcast up; if it is the broadcast of
+        `self.shape` (extra or size-1 dims of `self` that grew) it is summed over
+        those dims. This is how broadcasting inputs receive their gradients.
+        """
+        if self.shape == other.shape:
+            return other
+        true_shape = shape_broadcast(self.shape, other.shape)
+        if other.shape == true_shape:
+            out = other
+        else:
+            out = self.zeros(true_shape)
+            self.backend.id_map(other, out)
+            if self.shape == true_shape:
+                return out
+        orig_shape = (1,) * (len(true_shape) - len(self.shape)) + tuple(self.shape)
+        for dim, size in enumerate(true_shape):
+            if orig_shape[dim] == 1 and size != 1:
+                out = self.backend.add_reduce(out, dim)
+        assert out.size == self.size, f"{out.shape} {self.shape}"
+        if not out._tensor.is_contiguous():
+            out = self.backend.id_map(out)
+        return Tensor(TensorData(out._tensor._storage, self.shape), backend=self.backend)
+
+    def zeros(self, shape: Optional["UserShape"] = None) -> "Tensor":
+        """A constant tensor of zeros (default: this tensor's shape) on the same backend."""
+        shp = self.shape if shape is None else tuple(int(s) for s in shape)
+        return Tensor(TensorData._from_array(np.zeros(shp, dtype=_F64)), backend=self.backend)
+
+    def tuple(self) -> Tuple["Storage", "Shape", "Strides"]:
+        return self._tensor.tuple()
+
+    def detach(self) -> "Tensor":
+        """The same data without history (a constant)."""
+        return Tensor(self._tensor, backend=self.backend)
+
+    # -- Variable protocol --------------------------------------------------
+
+    def accumulate_derivative(self, x: Any) -> None:
+        """Add `x` to `.grad` (leaves only): `grad = x` the first time, then `grad + x`."""
+        assert self.is_leaf(), "Only leaf variables can have derivatives."
+        if not isinstance(x, Tensor):
+            x = self._ensure_tensor(x)
+        if x.shape != self.shape:
+            x = self.expand(x)
+        if self.grad is None:
+            self.grad = x if x.history is None else x.detach()
+        else:
+            self.grad = self.backend.add_zip(self.grad, x)
+
+    def is_leaf(self) -> bool:
+        """True if this variable was created by the user (no `last_fn`)."""
+        return self.history is not None and self.history.last_fn is None
+
+    def is_constant(self) -> bool:
+        """True if this variable needs no gradient (no history)."""
+        return self.history is None
+
+    @property
+    def parents(self) -> Iterable[Variable]:
+        assert self.history is not None
+        return self.history.inputs
+
+    def chain_rule(self, d_output: Any) -> Iterable[Tuple[Variable, Any]]:
+        r"""Pairs $(x_i, \bar v\, \partial f / \partial x_i)$ for every input (constants included).
+
+        Each gradient is brought to its input's shape with `expand`.
+        """
+        h = self.history
+        assert h is not None
+        assert h.last_fn is not None
+        assert h.ctx is not None
+
+        x = h.last_fn._backward(h.ctx, d_output)
+        assert len(x) == len(h.inputs), f"Bug in function {h.last_fn}"
+        return [
+            (inp, inp.expand(d_in if isinstance(d_in, Tensor) else self._ensure_tensor(d_in)))
+            for inp, d_in in zip(h.inputs, x)
+        ]
+
+    def backward(self, grad_output: Optional["TensorLike"] = None) -> None:
+        """Backpropagate from this tensor, filling `.grad` on the leaves.
+
+        Args:
+            grad_output: $\\partial L / \\partial\\, \\mathrm{self}$; may be omitted
+                only for a 1-element tensor (then 1.0).
+        """
+        if self.history is None:
+            raise RuntimeError("backward() on a tensor that does not require grad (a constant).")
+        if grad_output is None:
+            if self.size != 1:
+                raise RuntimeError(
+                    f"backward() needs an explicit grad_output for a tensor of shape "
+                    f"{self.shape}; only 1-element tensors default to 1.0."
+                )
+            grad_output = Tensor(TensorData._from_array(np.ones(self.shape, dtype=_F64)), backend=self.backend)
+        else:
+            grad_output = self._ensure_tensor(grad_output)
+            if grad_output.shape != self.shape:
+                grad_output = self.expand(grad_output)
+        autodiff.backpropagate(self, grad_output)

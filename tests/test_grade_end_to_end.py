@@ -1,0 +1,36 @@
+"""`autograde grade` on the reference (full marks) and on the blank template (zero, NotImplementedError)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+
+def grade(path, out):
+    proc = subprocess.run(
+        [sys.executable, "-m", "graders", "grade", str(path), "--out", str(out)],
+        capture_output=True, text=True, cwd=ROOT, timeout=900,
+    )
+    return proc, json.loads((out / "results.json").read_text())
+
+
+def test_reference_gets_full_marks(tmp_path):
+    proc, results = grade(ROOT / "reference", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    failed = [(t["name"], t["output"]) for t in results["tests"] if t["status"] != "passed"]
+    assert not failed
+    assert results["score"] == pytest.approx(100.0)
+    assert (tmp_path / "report.html").read_text().count("passed") >= len(results["tests"])
+
+
+def test_blank_template_gets_zero_and_says_not_implemented(tmp_path):
+    proc, results = grade(ROOT / "student_template", tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert results["score"] == 0
+    for test in results["tests"]:
+        assert test["status"] == "failed" and test["score"] == 0
+        assert "NotImplementedError" in test["output"], test
+        assert test["extra_data"]["misconception"] is None
