@@ -97,7 +97,7 @@ class Swap:
 
     def as_config(self) -> Dict[str, object]:
         return {
-            "student_file": str(self.student_file),
+            "student_file": str(Path(self.student_file).resolve()),
             "display_path": self.display_path,
             "module": self.module,
             "symbols": list(self.symbols),

@@ -143,11 +143,15 @@ def _dir_entries(root: Path, warnings: List[str]) -> List[_Entry]:
     return entries
 
 
-def _unwrap_single_folder(entries: List[_Entry]) -> List[_Entry]:
-    """A submission whose files all sit in one top-level folder is that folder."""
+def _unwrap_single_folder(entries: List[_Entry], wanted: List[str]) -> List[_Entry]:
+    """A submission whose files all sit in one top-level folder is that folder.
+
+    Never unwraps a folder of the contract's layout itself (`minitorch/`, `project/`).
+    """
+    layout = {w.split("/", 1)[0] for w in wanted if "/" in w}
     while entries:
         tops = {e.rel.split("/", 1)[0] for e in entries}
-        if len(tops) != 1 or any("/" not in e.rel for e in entries):
+        if len(tops) != 1 or tops & layout or any("/" not in e.rel for e in entries):
             return entries
         entries = [_Entry(e.rel.split("/", 1)[1], e.size, e.reader, e.refused) for e in entries]
     return entries
@@ -213,7 +217,7 @@ def open_submission(source: Path, workspace: Path, wanted: Iterable[str], name: 
     entries = [e for e in entries if not any(part in IGNORED_DIRS for part in e.rel.split("/"))]
     if not entries and not submission.errors:
         submission.errors.append(f"{name}: the submission is empty")
-    entries = _unwrap_single_folder(entries)
+    entries = _unwrap_single_folder(entries, wanted)
     digest = hashlib.sha256()
     for path in wanted:
         record = submission.files[path]

@@ -199,6 +199,7 @@ class _Attempt:
             os.close(write_fd)
             stdout.close()
             stderr.close()
+        self.stderr_path = workdir / f"stderr.{self.attempt}.txt"
         try:
             try:
                 proc.stdin.write(json.dumps(payload).encode())
@@ -209,6 +210,10 @@ class _Attempt:
         finally:
             os.close(read_fd)
             _kill_group(proc)
+        if self.reason and not self.done:
+            last = _last_line(_tail(self.stderr_path))
+            if last:
+                self.reason += f"; its last error output: {last}"
 
     def _stream(self, proc: subprocess.Popen, read_fd: int) -> None:
         started = time.monotonic()
@@ -298,6 +303,11 @@ class _Attempt:
             return
         self.results[probe] = outcome
         self.current = None
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:300] if lines else ""
 
 
 def _readable(fd: int) -> bool:

@@ -67,6 +67,10 @@ class ProblemResult:
         return round(sum(t.max_score for t in self.tests), 6)
 
 
+#: tests a submission must share a mutant's wrong output on before that mutant's misconception is named
+MIN_MATCHES = 2
+
+
 def failed_problem(spec: ProblemSpec, message: str, fault: Optional[str] = None) -> ProblemResult:
     """Every test at 0 with the same message (missing or unusable file, or a fault)."""
     tests = [
@@ -102,8 +106,9 @@ def score_problem(
     local_judges: Dict[str, Any],
 ) -> ProblemResult:
     """Judge each test of `spec` on the student's run against the reference run."""
-    tests: List[TestResult] = []
-    found: Counter = Counter()
+    judged = []
+    rules: Counter = Counter()
+    matched: Counter = Counter()
     load_error = None
     if run.load_error:
         err = run.load_error
@@ -117,19 +122,27 @@ def score_problem(
             verdict = Verdict(0.0, load_error)
         else:
             verdict = judge_outcome(fn, student, ref, test.options, spec.swap.file)
-        misconception = verdict.misconception
-        if not verdict.passed and misconception is None and not load_error:
-            misconception = _diagnose(test, fn, student, ref, mutants)
-        if misconception and not verdict.passed:
-            found[misconception] += 1
-        tests.append(
-            TestResult(
-                spec.id, test.id, test.name, test.kind, test.points,
-                round(test.points * max(0.0, min(1.0, verdict.fraction)), 6),
-                verdict.message, misconception if not verdict.passed else None,
-                student.seconds, verdict.figure,
-            )
+        misconception = None
+        if not verdict.passed and not load_error:
+            if verdict.misconception:
+                misconception = verdict.misconception
+                rules[misconception] += 1
+            else:
+                misconception = _diagnose(test, fn, student, ref, mutants)
+                if misconception:
+                    matched[misconception] += 1
+        judged.append((test, verdict, misconception, student.seconds))
+    # A rule names a misconception outright; a match with a mutant's output must recur to count.
+    found = Counter({m: rules[m] + matched[m] for m in set(rules) | set(matched) if rules[m] or matched[m] >= MIN_MATCHES})
+    tests = [
+        TestResult(
+            spec.id, test.id, test.name, test.kind, test.points,
+            round(test.points * max(0.0, min(1.0, verdict.fraction)), 6),
+            verdict.message, misconception if misconception in found else None,
+            seconds, verdict.figure,
         )
+        for test, verdict, misconception, seconds in judged
+    ]
     errors = [load_error] if load_error else []
     if run.missing_symbols:
         errors.append(f"not defined in {spec.swap.file}: {', '.join(run.missing_symbols)}")

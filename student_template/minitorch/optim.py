@@ -18,7 +18,17 @@ def _grad(p: Parameter) -> Any:
     return getattr(v, "grad", None)
 
 
+def _write(p: Parameter, values: np.ndarray) -> None:
+    """Update a tensor parameter IN PLACE (like PyTorch): the same leaf, its `.grad` untouched.
+
+    So gradients really do accumulate across steps unless the loop clears them.
+    """
+    p.value._tensor.array[...] = values
+
+
 class Optimizer:
+    """Holds the parameters; `step()` updates them in place, `zero_grad()` clears their gradients."""
+
     def __init__(self, parameters: Sequence[Parameter]):
         self.parameters = list(parameters)
 
@@ -47,11 +57,9 @@ class SGD(Optimizer):
             if g is None:
                 continue
             if hasattr(p.value, "derivative"):
-                from .scalar import Scalar
-
-                p.update(Scalar(p.value.data - self.lr * g))
+                p.value.data = p.value.data - self.lr * float(g)
             else:
-                p.update(p.value.detach() - g * self.lr)
+                _write(p, p.value.to_numpy() - self.lr * g.to_numpy())
 
 
 class Adam(Optimizer):
@@ -79,8 +87,6 @@ class Adam(Optimizer):
         self.state: Dict[int, Dict[str, Any]] = {}
 
     def step(self) -> None:
-        from .tensor_functions import tensor as make_tensor
-
         for p in self.parameters:
             g = _grad(p)
             if g is None or hasattr(p.value, "derivative"):
@@ -98,5 +104,4 @@ class Adam(Optimizer):
             bias2 = 1 - self.beta2**t
             step_size = self.lr / bias1
             denom = np.sqrt(v) / math.sqrt(bias2) + self.eps
-            new = p.value.to_numpy() - step_size * (m / denom)
-            p.update(make_tensor(new, backend=p.value.backend))
+            _write(p, p.value.to_numpy() - step_size * (m / denom))

@@ -161,6 +161,8 @@ def load_data(max_len=None):
 
     train, validation = datasets.load_sentiment()
     embeddings = datasets.load_embeddings()
+    if max_len is None:  # one padded length for both splits (the network means over all L rows)
+        max_len = datasets.max_sentence_length(train, validation)
     return (
         datasets.encode_sentences(train, embeddings, max_len=max_len),
         datasets.encode_sentences(validation, embeddings, max_len=max_len),

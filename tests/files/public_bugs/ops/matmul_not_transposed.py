@@ -1,0 +1,10 @@
+"""MatMul.backward multiplies by the other factor without transposing it."""
+
+
+def _matmul_backward(ctx, grad_output):
+    t1, t2 = ctx.saved_values
+    f = grad_output.f
+    return f.matrix_multiply(grad_output, t2), f.matrix_multiply(t1, grad_output)
+
+
+MatMul.backward = staticmethod(_matmul_backward)

@@ -1,0 +1,120 @@
+"""The grader on buggy and valid submissions written for this suite (not the instructor's mutants).
+
+Each variant in tests/files/submissions/<problem>_<name>/ holds one student file.
+Valid variants must get full marks, buggy ones must lose points on the right
+problem and, for the contract's misconceptions, carry the right id; every
+hidden test must fail on the blank template and on at least one buggy variant.
+"""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from graders.grade import GradeOptions, grade_submission
+from graders.spec import load_problems
+
+SUBMISSIONS = ROOT / "tests" / "files" / "submissions"
+VALID = {
+    "autodiff_kahn", "autodiff_dependency_count", "autodiff_sort_by_id", "autodiff_llmsys_style",
+    "ops_alternative", "network_alternative", "training_alternative",
+}
+#: buggy variant -> the CONTRACT §6 (or catalogue) misconception it must be told about (None: just lose points)
+BUGGY = {
+    "autodiff_dfs_preorder": "not-topological",
+    "autodiff_assign_adjoint": "no-fanout-accumulation",
+    "autodiff_all_paths": "path-recursion",
+    "autodiff_recursive": "recursion-limit",
+    "autodiff_constants_in_order": "constant-not-skipped",
+    "autodiff_quadratic": "quadratic-traversal",
+    "autodiff_ignores_deriv": "seed-derivative-ignored",
+    "ops_forward_bugs": None,
+    "ops_backward_bugs": None,
+    "network_transposed": None,
+    "network_no_relu": None,
+    "network_dropout_always": None,
+    "network_detached": None,
+    "training_sum_bce": None,
+    "training_no_zero_grad": "no-zero-grad",
+    "training_no_eval": "dropout-in-eval",
+    "training_no_step": None,
+}
+
+
+def problem_of(variant: str) -> str:
+    return variant.split("_", 1)[0]
+
+
+@pytest.fixture(scope="module")
+def graded():
+    """Every variant graded once, on its own problem."""
+    results = {}
+    for variant in sorted(VALID | set(BUGGY)):
+        result = grade_submission(SUBMISSIONS / variant, GradeOptions(problems=[problem_of(variant)]))
+        (problem,) = result.problems
+        results[variant] = problem
+    return results
+
+
+def test_every_variant_is_listed():
+    on_disk = {p.name for p in SUBMISSIONS.iterdir() if p.is_dir()}
+    assert on_disk == VALID | set(BUGGY)
+
+
+@pytest.mark.parametrize("variant", sorted(VALID))
+def test_valid_alternatives_get_full_marks(graded, variant):
+    problem = graded[variant]
+    failed = [(t.name, t.message) for t in problem.tests if not t.passed]
+    assert not failed and problem.score == problem.max_score
+    assert problem.misconceptions == []
+
+
+@pytest.mark.parametrize("variant", sorted(BUGGY))
+def test_buggy_variants_lose_points_and_are_diagnosed(graded, variant):
+    problem = graded[variant]
+    assert problem.score < problem.max_score
+    expected = BUGGY[variant]
+    if expected is not None:
+        assert expected in problem.misconceptions, (problem.misconceptions, [t.message for t in problem.tests if not t.passed])
+        assert problem.misconceptions[0] == expected
+        tagged = [t for t in problem.tests if t.misconception == expected]
+        assert tagged and all(not t.passed for t in tagged)
+
+
+def test_every_hidden_test_fails_on_the_template_and_on_some_buggy_variant(graded):
+    template = grade_submission(ROOT / "student_template", GradeOptions())
+    for problem in template.problems:
+        assert all(not t.passed for t in problem.tests), problem.id
+    for spec in load_problems():
+        failing = {t.id for v, p in graded.items() if v in BUGGY and p.id == spec.id for t in p.tests if not t.passed}
+        never = [t.id for t in spec.tests if t.id not in failing]
+        assert not never, f"{spec.id}: hidden tests no buggy variant fails: {never}"
+
+
+def test_a_broken_autodiff_costs_only_autodiff(tmp_path):
+    submission = tmp_path / "broken_autodiff"
+    for rel in ("minitorch/tensor_functions.py", "project/run_sentiment.py"):
+        (submission / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / "reference" / rel, submission / rel)
+    shutil.copy(SUBMISSIONS / "autodiff_dfs_preorder" / "minitorch" / "autodiff.py", submission / "minitorch" / "autodiff.py")
+    result = grade_submission(submission, GradeOptions())
+    scores = {p.id: (p.score, p.max_score) for p in result.problems}
+    assert scores["autodiff"][0] < scores["autodiff"][1]
+    for pid in ("ops", "network", "training"):
+        assert scores[pid][0] == scores[pid][1], (pid, [t.message for p in result.problems if p.id == pid for t in p.tests if not t.passed])
+
+
+def test_grading_is_deterministic():
+    first = grade_submission(SUBMISSIONS / "autodiff_dfs_preorder", GradeOptions(problems=["autodiff"]))
+    second = grade_submission(SUBMISSIONS / "autodiff_dfs_preorder", GradeOptions(problems=["autodiff"]))
+    summary = lambda r: [(t.id, t.score, t.misconception) for p in r.problems for t in p.tests if t.kind != "complexity"]
+    assert summary(first) == summary(second)
+    assert first.score == second.score
+
+
+def test_grading_never_imports_torch():
+    for folder in ("graders", "problems", "reports", "reference/minitorch", "reference/project"):
+        for path in (ROOT / folder).rglob("*.py"):
+            text = path.read_text(encoding="utf-8")
+            assert "import torch" not in text, path

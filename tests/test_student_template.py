@@ -1,0 +1,482 @@
+"""The student template: generated from reference/, stubbed, installable, and its public tests teach.
+
+Checks (issue 3):
+
+1. `autograde make-template --check` passes and no solution marker or hidden
+   material is left in student_template/;
+2. in a fresh venv the installed template fails every public test with a
+   NotImplementedError naming its problem, and passes them all once the
+   reference's three student files are dropped in;
+3. `pytest -m <problem>` selects exactly that problem's tests;
+4. plausible wrong answers (tests/files/public_bugs/) fail the public tests
+   with the explanatory message, and other correct answers
+   (tests/files/public_valid/) pass them;
+5. the plugin's `--problem-summary` table (and JSON, Markdown) count right.
+
+Everything runs on copies of student_template/ in tmp_path, in child
+processes (the project's own pytest configuration puts reference/ on the path).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = ROOT / "student_template"
+REFERENCE = ROOT / "reference"
+PROBLEMS_DIR = ROOT / "problems"
+FILES = Path(__file__).resolve().parent / "files"
+PROBLEMS = ("autodiff", "ops", "network", "training")
+#: the file of each problem, relative to the template root (CONTRACT §2)
+STUDENT_FILE = {
+    "autodiff": "minitorch/autodiff.py",
+    "ops": "minitorch/tensor_functions.py",
+    "network": "project/run_sentiment.py",
+    "training": "project/run_sentiment.py",
+}
+CACHES = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis", "*.egg-info")
+
+
+def child_env(plugins: bool = False) -> Dict[str, str]:
+    """The environment of a child process: nothing of this project's configuration leaks in.
+
+    Without `plugins`, installed pytest plugins (hypothesis, benchmark, timeout) are not
+    auto-loaded: the template's tests do not need them and loading them triples start-up.
+    """
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+           and not k.startswith("AUTOGRADE")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if not plugins:
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    return env
+
+
+def run_pytest(cwd: Path, *args: str, python: str = sys.executable, plugins: bool = False,
+               timeout: float = 180) -> subprocess.CompletedProcess:
+    """`python -m pytest ARGS` in `cwd` (a template copy), without a cache folder."""
+    return subprocess.run([python, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=cwd,
+                          env=child_env(plugins), capture_output=True, text=True, timeout=timeout)
+
+
+def copy_template(dest: Path, solved: bool) -> Path:
+    """A copy of student_template/ at `dest`; `solved` drops the reference's three student files in."""
+    shutil.copytree(TEMPLATE, dest, ignore=CACHES)
+    if solved:
+        for rel in sorted(set(STUDENT_FILE.values())):
+            shutil.copyfile(REFERENCE / rel, dest / rel)
+    return dest
+
+
+def junit_cases(path: Path) -> List[dict]:
+    """(file, name, outcome, message) of every testcase of a JUnit XML report, in run order."""
+    cases = []
+    for case in ET.parse(path).getroot().iter("testcase"):
+        outcome, message = "passed", ""
+        for tag in ("failure", "error", "skipped"):
+            node = case.find(tag)
+            if node is not None:
+                outcome, message = ("failed" if tag != "skipped" else "skipped"), node.get("message", "")
+                break
+        module = case.get("classname", "").rsplit(".", 1)[-1]
+        cases.append({"module": module, "name": case.get("name"), "outcome": outcome, "message": message})
+    return cases
+
+
+def problem_of_module(module: str) -> str:
+    """`test_autodiff` → `autodiff`."""
+    return module[len("test_"):]
+
+
+# ---------------------------------------------------------------------------
+# 1. generation
+# ---------------------------------------------------------------------------
+
+
+def test_make_template_check_passes():
+    """student_template/ is exactly what `autograde make-template` generates."""
+    done = subprocess.run([sys.executable, "-m", "graders", "make-template", "--check"], cwd=ROOT,
+                          env=child_env(), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"student_template/ is stale:\n{done.stdout}\n{done.stderr}"
+
+
+def test_no_solution_or_hidden_material_in_template():
+    """No marker text anywhere; no probe, judge, mutant or hidden file (by name or by content)."""
+    files = [p for p in TEMPLATE.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    assert files, "student_template/ is empty"
+    marked = [str(p.relative_to(TEMPLATE)) for p in files
+              if b"BEGIN SOLUTION" in p.read_bytes() or b"END SOLUTION" in p.read_bytes()]
+    assert not marked, f"solution markers left in {marked}"
+    hidden = [p for p in PROBLEMS_DIR.rglob("*") if p.is_file() and "public" not in p.relative_to(PROBLEMS_DIR).parts
+              and p.name != "problem.toml" and p.suffix != ".pyc"]
+    hidden_contents = {p.read_bytes() for p in hidden if p.stat().st_size > 0}
+    leaked = [str(p.relative_to(TEMPLATE)) for p in files if p.read_bytes() in hidden_contents]
+    assert not leaked, f"hidden grading material copied into the template: {leaked}"
+    names = {p.name for p in files} | {part for p in files for part in p.relative_to(TEMPLATE).parts}
+    assert not names & {"probes.py", "judges.py", "mutants", "hidden", "graders", "problem.toml"}
+
+
+def test_template_has_the_student_workflow():
+    """Public tests of every problem, the README, pyproject (markers = problems), the plugin and CI workflow."""
+    for problem in PROBLEMS:
+        assert (TEMPLATE / "tests" / f"test_{problem}.py").is_file()
+    config = tomllib.loads((TEMPLATE / "pyproject.toml").read_text(encoding="utf-8"))
+    pytest_ini = config["tool"]["pytest"]["ini_options"]
+    markers = {m.split(":", 1)[0].strip() for m in pytest_ini["markers"]}
+    spec_ids = {tomllib.loads(p.read_text(encoding="utf-8"))["id"] for p in PROBLEMS_DIR.glob("*/problem.toml")}
+    assert markers == spec_ids == set(PROBLEMS)
+    assert "--strict-markers" in pytest_ini["addopts"]
+    assert set(config["project"]["dependencies"]) >= {"numpy>=1.24", "typing_extensions>=4.0"}
+    assert config["tool"]["setuptools"]["packages"]["find"]["include"] == ["minitorch", "minitorch.*"]
+    workflow = (TEMPLATE / ".github" / "workflows" / "tests.yml").read_text(encoding="utf-8")
+    for needed in ("--junitxml", "upload-artifact", "GITHUB_STEP_SUMMARY", "--problem-markdown", "if: always()"):
+        assert needed in workflow, needed
+    assert "def pytest_addoption" in (TEMPLATE / "conftest.py").read_text(encoding="utf-8")
+
+
+def test_readme_points_match_the_problem_specs():
+    """The README's points per problem are the sums of the points in problems/*/problem.toml."""
+    readme = (TEMPLATE / "README.md").read_text(encoding="utf-8")
+    total = 0
+    for path in PROBLEMS_DIR.glob("*/problem.toml"):
+        spec = tomllib.loads(path.read_text(encoding="utf-8"))
+        points = sum(t["points"] for t in spec["tests"])
+        total += points
+        row = re.search(rf"^\| `{spec['id']}` \|.*\| (\d+) \|$", readme, re.M)
+        assert row and int(row.group(1)) == points, f"README: points of {spec['id']} should be {points}"
+        assert f"**{spec['id']} ({points:g})**" in readme, f"README: hidden checks of {spec['id']} ({points:g})"
+        assert f"pytest -m {spec['id']}" in readme or f"-m {spec['id']}" in readme
+    assert f"**{total:g}**" in readme
+
+
+# ---------------------------------------------------------------------------
+# 2. blank and solved, installed in a fresh venv
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_blank_fails_with_notimplemented_and_solved_passes_in_fresh_venv(tmp_path):
+    """pip install -e the template in a new venv; every test fails naming its problem; the reference passes."""
+    copy = copy_template(tmp_path / "template", solved=False)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    install = subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps",
+                              "-e", str(copy)], env=child_env(), capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stdout + install.stderr
+    where = subprocess.run([python, "-c", "import minitorch; print(minitorch.__file__)"], cwd=tmp_path,
+                           env=child_env(), capture_output=True, text=True, timeout=60)
+    assert where.returncode == 0 and Path(where.stdout.strip()).resolve().is_relative_to(copy.resolve()), where
+
+    blank = run_pytest(copy, f"--junitxml={tmp_path / 'blank.xml'}", "--problem-summary", python=python, plugins=True)
+    assert blank.returncode == 1, f"expected test failures only (exit 1):\n{blank.stdout[-3000:]}"
+    cases = junit_cases(tmp_path / "blank.xml")
+    assert len(cases) >= 40 and {problem_of_module(c["module"]) for c in cases} == set(PROBLEMS)
+    for case in cases:
+        problem = problem_of_module(case["module"])
+        assert case["outcome"] == "failed", case
+        assert case["message"].startswith(f"NotImplementedError: {problem}: implement "), case
+    table = summary_table(blank.stdout)
+    assert list(table) == list(PROBLEMS)
+    readme = (TEMPLATE / "README.md").read_text(encoding="utf-8")
+    lines = blank.stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if "per-problem summary" in line)
+    for line in lines[start + 1 : start + 2 + len(PROBLEMS)]:
+        assert f"    {line}\n" in readme, f"README.md shows another blank-template table; this run printed {line!r}"
+    for problem, row in table.items():
+        count = sum(problem_of_module(c["module"]) == problem for c in cases)
+        assert row["passed"] == 0 and row["total"] == count > 0, row
+        assert f": NotImplementedError: {problem}: implement " in row["first"], row
+
+    for rel in sorted(set(STUDENT_FILE.values())):
+        shutil.copyfile(REFERENCE / rel, copy / rel)
+    solved = run_pytest(copy, f"--junitxml={tmp_path / 'solved.xml'}", python=python, plugins=True)
+    assert solved.returncode == 0, solved.stdout[-5000:]
+    solved_cases = junit_cases(tmp_path / "solved.xml")
+    assert [(c["module"], c["name"]) for c in solved_cases] == [(c["module"], c["name"]) for c in cases]
+    assert all(c["outcome"] == "passed" for c in solved_cases)
+
+
+# ---------------------------------------------------------------------------
+# 3. markers
+# ---------------------------------------------------------------------------
+
+#: Runs several `pytest --collect-only` sessions in ONE child process (one start-up instead of five).
+COLLECT_CHILD = """
+import json, sys
+import pytest
+
+class Selected:
+    def __init__(self):
+        self.ids = []
+    def pytest_collection_finish(self, session):
+        self.ids = [item.nodeid for item in session.items]
+
+result = {}
+for expression in json.loads(sys.argv[1]):
+    plugin = Selected()
+    args = ["--collect-only", "-q", "-p", "no:cacheprovider"] + (["-m", expression] if expression else [])
+    code = pytest.main(args, plugins=[plugin])
+    result[expression] = {"code": int(code), "ids": plugin.ids}
+print("RESULT " + json.dumps(result))
+"""
+
+
+def test_each_marker_selects_exactly_its_problem(tmp_path):
+    """`pytest -m <problem>` selects the tests of tests/test_<problem>.py, all of them and nothing else."""
+    copy = copy_template(tmp_path / "template", solved=False)
+    expressions = [""] + list(PROBLEMS)
+    done = subprocess.run([sys.executable, "-c", COLLECT_CHILD, json.dumps(expressions)], cwd=copy,
+                          env=child_env(), capture_output=True, text=True, timeout=180)
+    line = next((l for l in done.stdout.splitlines() if l.startswith("RESULT ")), None)
+    assert line, done.stdout[-3000:] + done.stderr[-3000:]
+    result = json.loads(line[len("RESULT "):])
+    everything = result[""]["ids"]
+    assert result[""]["code"] == 0 and len(everything) >= 40
+    for problem in PROBLEMS:
+        expected = [n for n in everything if n.startswith(f"tests/test_{problem}.py::")]
+        assert expected and result[problem]["ids"] == expected, problem
+    assert sum(len(result[p]["ids"]) for p in PROBLEMS) == len(everything)  # every test has a problem
+
+
+# ---------------------------------------------------------------------------
+# 4. wrong answers fail, other right answers pass
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A snippet (under tests/files/) appended to the reference's version of one student file."""
+
+    problem: str
+    snippet: str
+    #: public tests that must fail, and words their message must contain (case-insensitive)
+    failing: Dict[str, Sequence[str]]
+
+    @property
+    def id(self) -> str:
+        return f"{self.problem}-{Path(self.snippet).stem}"
+
+
+BUGS = [
+    Variant("autodiff", "public_bugs/autodiff/bfs_order.py", {
+        "test_slides_example": ["∂f/∂x₁ = 1.0", "reverse topological order"],
+        "test_topological_order_on_scalars": ["before its parents"],
+        "test_topological_order_on_a_dag": ["before its parents"]}),
+    Variant("autodiff", "public_bugs/autodiff/overwrite_fanout.py", {
+        "test_slides_example": ["367.03", "two users", "sum"],
+        "test_fan_out_sums_adjoints": ["expected 12.0", "fan-out"]}),
+    Variant("autodiff", "public_bugs/autodiff/recursive_dfs.py", {
+        "test_deep_chain_3000": ["RecursionError", "own stack"]}),
+    Variant("autodiff", "public_bugs/autodiff/path_recursion.py", {
+        "test_linear_work_on_diamonds": ["path count doubles", "process each node once"]}),
+    Variant("autodiff", "public_bugs/autodiff/constants_not_skipped.py", {
+        "test_constants_are_skipped": ["is_constant()"],
+        "test_topological_order_on_a_dag": ["is_constant()"],
+        "test_slides_example": ["is_constant()"]}),
+    Variant("ops", "public_bugs/ops/sigmoid_derivative_of_input.py", {
+        "test_backward[sigmoid]": ["σ(x)(1 − σ(x))", "use the output σ(x)"]}),
+    Variant("ops", "public_bugs/ops/permute_not_inverted.py", {
+        "test_backward[permute]": ["INVERSE order"]}),
+    Variant("ops", "public_bugs/ops/matmul_not_transposed.py", {
+        "test_backward[matmul]": ["Ā = C̄·Bᵀ", "transpose"]}),
+    Variant("ops", "public_bugs/ops/mul_same_input.py", {
+        "test_backward[mul]": ["product rule", "OTHER input"]}),
+    Variant("network", "public_bugs/network/weights_out_in.py", {
+        "test_linear_parameters": ["(in_size, out_size) = (5, 3)", "x @ W + b"]}),
+    Variant("network", "public_bugs/network/missing_relu.py", {
+        "test_network_forward_eval": ["without the ReLU"]}),
+    Variant("network", "public_bugs/network/output_b1.py", {
+        "test_network_forward_eval": ["expected (3,)", "view"]}),
+    Variant("network", "public_bugs/network/dropout_never.py", {
+        "test_network_dropout_only_in_training_mode": ["dropout", "training mode"]}),
+    Variant("training", "public_bugs/training/summed_bce.py", {
+        "test_bce_value_and_gradient": ["SUM over the batch", "mean"]}),
+    Variant("training", "public_bugs/training/no_zero_grad.py", {
+        "test_gradients_cleared_before_every_backward": ["zero_grad", "accumulate"]}),
+    Variant("training", "public_bugs/training/validation_in_training_mode.py", {
+        "test_validation_runs_in_eval_mode": ["model.eval()"]}),
+]
+
+VALID = [
+    Variant("autodiff", "public_valid/autodiff/kahn.py", {}),
+    Variant("ops", "public_valid/ops/tensor_level_backwards.py", {}),
+    Variant("network", "public_valid/network/other_init.py", {}),
+    Variant("training", "public_valid/training/other_loop.py", {}),
+]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Variants run together in one copy of the solved template (one child pytest)."""
+
+    name: str
+    variants: Tuple[Variant, ...]
+    #: the -m expression ("" = every test)
+    markers: str
+
+
+def scenarios() -> List[Scenario]:
+    """Bugs two at a time, in files whose public tests do not depend on each other; all valid answers at once.
+
+    The public tests of `ops` never call your backpropagate (they use chain_rule) and
+    those of `autodiff` use Scalars only; the tests of `training` drive a stand-in model,
+    not your Network. So an autodiff bug runs with an ops bug, a network bug with a
+    training bug.
+    """
+    def pairs(first: str, second: str) -> List[Scenario]:
+        a = [b for b in BUGS if b.problem == first]
+        b = [b for b in BUGS if b.problem == second]
+        groups = [tuple(v for v in (x, y) if v is not None)
+                  for x, y in zip(a + [None] * (len(b) - len(a)), b + [None] * (len(a) - len(b)))]
+        return [Scenario("+".join(v.id for v in g), g, f"{first} or {second}") for g in groups]
+
+    return pairs("autodiff", "ops") + pairs("network", "training") + [Scenario("valid", tuple(VALID), "")]
+
+
+SCENARIOS = scenarios()
+#: the scenario whose autodiff bug is the slides' 367.04 (overwritten fan-out adjoints)
+FANOUT_SCENARIO = next(sc.name for sc in SCENARIOS if any(v.snippet.endswith("/overwrite_fanout.py") for v in sc.variants))
+
+
+def run_scenario(scenario: Scenario, base: Path, work: Path) -> dict:
+    """Append the snippets to a copy of the solved template, run pytest; the plugin's outputs and JUnit."""
+    copy = work / scenario.name
+    shutil.copytree(base, copy)
+    for variant in scenario.variants:
+        target = copy / STUDENT_FILE[variant.problem]
+        snippet = (FILES / variant.snippet).read_text(encoding="utf-8")
+        target.write_text(target.read_text(encoding="utf-8") + "\n\n" + snippet, encoding="utf-8")
+    out = work / f"{scenario.name}-out"
+    out.mkdir()
+    (out / "summary.md").write_text("# earlier content\n", encoding="utf-8")
+    args = ["--tb=short", "--problem-summary", f"--junitxml={out / 'junit.xml'}",
+            f"--problem-json={out / 'problems.json'}", f"--problem-markdown={out / 'summary.md'}"]
+    done = run_pytest(copy, *(["-m", scenario.markers] if scenario.markers else []), *args)
+    report = out / "problems.json"
+    assert report.is_file(), f"{scenario.name}: no report\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return {"returncode": done.returncode, "output": done.stdout, "markers": scenario.markers,
+            "json": json.loads(report.read_text(encoding="utf-8")), "junit": junit_cases(out / "junit.xml"),
+            "markdown": (out / "summary.md").read_text(encoding="utf-8")}
+
+
+@pytest.fixture(scope="module")
+def scenario_runs(tmp_path_factory) -> Dict[str, dict]:
+    """Every scenario, run once (two child processes at a time); keyed by scenario name."""
+    work = tmp_path_factory.mktemp("scenarios")
+    base = copy_template(work / "solved", solved=True)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda sc: run_scenario(sc, base, work), SCENARIOS))
+    return {sc.name: r for sc, r in zip(SCENARIOS, results)}
+
+
+def run_of(variant: Variant, runs: Dict[str, dict]) -> dict:
+    return next(runs[sc.name] for sc in SCENARIOS if variant in sc.variants)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bug", BUGS, ids=[b.id for b in BUGS])
+def test_public_tests_catch_a_plausible_bug(bug, scenario_runs):
+    """The bug's public tests fail, and the failure message explains it in the lecture's words."""
+    run = run_of(bug, scenario_runs)
+    outcomes = {t["test"].split("::", 1)[1]: t for t in run["json"]["tests"]}
+    assert run["returncode"] == 1, run["output"][-3000:]
+    for test, words in bug.failing.items():
+        result = outcomes[test]
+        assert result["outcome"] == "failed", f"{bug.snippet}: {test} passed a wrong answer"
+        message = result["message"] or ""
+        assert "NotImplementedError" not in message
+        for word in words:
+            assert word.lower() in message.lower(), f"{bug.snippet}: {test}: {word!r} not in {message!r}"
+
+
+@pytest.mark.slow
+def test_public_tests_accept_other_correct_answers(scenario_runs):
+    """Kahn's algorithm, other accumulation, another initialisation, another loop: every public test passes."""
+    run = scenario_runs["valid"]
+    failed = [t for t in run["json"]["tests"] if t["outcome"] != "passed"]
+    assert run["returncode"] == 0 and not failed, failed or run["output"][-3000:]
+    assert set(run["json"]["problems"]) == set(PROBLEMS)
+
+
+# ---------------------------------------------------------------------------
+# 5. the plugin
+# ---------------------------------------------------------------------------
+
+
+TABLE_ROW = re.compile(r"^(?P<problem>\S+)\s+(?P<passed>\d+)/(?P<total>\d+)\s+(?P<first>.*)$")
+
+
+def summary_table(output: str) -> Dict[str, dict]:
+    """The rows of the `--problem-summary` table in a pytest output."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if "per-problem summary" in line)
+    assert lines[start + 1].split() == ["problem", "passed", "first", "failure"]
+    rows = {}
+    for line in lines[start + 2:]:
+        match = TABLE_ROW.match(line)
+        if not match:
+            break
+        rows[match["problem"]] = {"passed": int(match["passed"]), "total": int(match["total"]),
+                                  "first": match["first"]}
+    return rows
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario", [FANOUT_SCENARIO, "valid"])
+def test_problem_summary_agrees_with_junit(scenario, scenario_runs):
+    """Table, JSON and Markdown: the counts and first failures of pytest's own JUnit report."""
+    run = scenario_runs[scenario]
+    table = summary_table(run["output"])
+    data, cases = run["json"], run["junit"]
+    selected = [p for p in PROBLEMS if not run["markers"] or p in run["markers"].split(" or ")]
+    assert list(table) == list(data["problems"]) == selected  # homework order, deselected problems left out
+    assert len(data["tests"]) == len(cases)
+    assert run["markdown"].startswith("# earlier content\n")  # appended, like $GITHUB_STEP_SUMMARY
+    for problem, row in table.items():
+        mine = [c for c in cases if problem_of_module(c["module"]) == problem]
+        passed = sum(c["outcome"] == "passed" for c in mine)
+        assert (row["passed"], row["total"]) == (passed, len(mine)), problem
+        assert (data["problems"][problem]["passed"], data["problems"][problem]["total"]) == (passed, len(mine))
+        failures = [c for c in mine if c["outcome"] == "failed"]
+        first = data["problems"][problem]["first_failure"]
+        if failures:
+            assert row["first"].startswith(f"{failures[0]['name']}: "), row
+            assert first["test"].endswith("::" + failures[0]["name"])
+            assert f"| {problem} | ❌ {passed}/{len(mine)} | `{failures[0]['name']}`: " in run["markdown"]
+        else:
+            assert row["first"] == "-" and first is None
+            assert f"| {problem} | ✅ {passed}/{len(mine)} |  |" in run["markdown"]
+    if scenario == "valid":
+        assert all(r["passed"] == r["total"] > 0 for r in table.values())
+    else:
+        assert table["autodiff"]["first"].startswith("test_slides_example: ∂f/∂x₁ = 367.03")
+
+
+def test_problem_summary_reports_a_collection_error(tmp_path):
+    """A test file that cannot be imported shows up in its problem's row, not as a silent 0/0."""
+    copy = copy_template(tmp_path / "template", solved=True)
+    broken = copy / "tests" / "test_network.py"
+    broken.write_text("import no_such_module_here\n" + broken.read_text(encoding="utf-8"), encoding="utf-8")
+    done = run_pytest(copy, "--problem-summary", "--continue-on-collection-errors", "-m", "network or autodiff",
+                      f"--problem-json={tmp_path / 'problems.json'}", f"--problem-markdown={tmp_path / 'summary.md'}")
+    table = summary_table(done.stdout)
+    assert table["network"]["total"] == 0 and "collection error" in table["network"]["first"]
+    assert "no_such_module_here" in table["network"]["first"]
+    assert table["autodiff"]["passed"] == table["autodiff"]["total"] > 0
+    data = json.loads((tmp_path / "problems.json").read_text(encoding="utf-8"))
+    assert data["collection_errors"] and data["problems"]["network"]["failed"] == 1
+    assert "| network | ❌ 0/0 | `tests/test_network.py`: collection error: " in (tmp_path / "summary.md").read_text()
