@@ -27,14 +27,20 @@ class GraderFault(RuntimeError):
     """The reference itself failed a probe: the grader, not the student, is wrong."""
 
 
-def limits_for(problem: ProblemSpec) -> ChildLimits:
+def limits_for(problem: ProblemSpec, tighter: Optional[Dict[str, float]] = None) -> ChildLimits:
+    """The child's limits from problem.toml, optionally tightened (never loosened)."""
     lim = problem.limits
-    return ChildLimits(
-        wall_seconds=lim.wall_seconds,
-        probe_seconds=lim.probe_seconds,
-        cpu_seconds=lim.cpu_seconds,
-        memory_mib=lim.memory_mib,
-    )
+    values = {
+        "wall_seconds": lim.wall_seconds,
+        "probe_seconds": lim.probe_seconds,
+        "cpu_seconds": lim.cpu_seconds,
+        "memory_mib": lim.memory_mib,
+    }
+    for key, value in (tighter or {}).items():
+        if key not in values:
+            raise ValueError(f"unknown limit '{key}'")
+        values[key] = type(values[key])(min(values[key], value))
+    return ChildLimits(**values)
 
 
 def problem_hooks(problem: ProblemSpec) -> Any:

@@ -74,3 +74,64 @@ def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs
         for fault in result.faults:
             click.echo(f"grader fault: {fault.splitlines()[0]}", err=True)
         sys.exit(1)
+
+
+@main.command("gradescope-zip")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Where to write the autograder archive (e.g. autograder.zip).")
+def gradescope_zip_cmd(out_file: Path) -> None:
+    """Build a Gradescope autograder (setup.sh, run_autograder, the grader and its hidden material)."""
+    from .gradescope import build_zip
+
+    try:
+        names = build_zip(out_file)
+    except (FileNotFoundError, OSError) as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    click.echo(f"wrote {out_file} ({len(names)} files): upload it as a Gradescope programming assignment's "
+               "autograder (it holds the hidden tests: staff only)")
+
+
+@main.command("batch")
+@click.argument("submissions_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Output folder: gradebook.sqlite, grades.csv, index.html and one folder per submission.")
+@click.option("--jobs", type=click.IntRange(1, 256), default=None,
+              help="Submissions graded at once (default: the number of cores).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Grade on a Dask cluster, e.g. tcp://host:8786 (needs the [dask] extra; DIR must be shared).")
+@click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
+@click.option("--problems", default=None, help="Comma-separated problem ids (default: all).")
+@click.option("--problem-jobs", type=click.IntRange(1, 16), default=1, show_default=True,
+              help="Problems of one submission graded at once.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--allow-weak-sandbox", is_flag=True,
+              help="Grade even without the strong sandbox (bubblewrap + root); recorded in every result.")
+def batch_cmd(submissions_dir: Path, out_dir: Path, jobs: int | None, scheduler: str | None, regrade: bool,
+              problems: str | None, problem_jobs: int, no_progress: bool, allow_weak_sandbox: bool) -> None:
+    """Grade every submission (folder or .zip) of SUBMISSIONS_DIR; re-running resumes."""
+    from .batch import BatchOptions, BatchUsageError, default_jobs, run_batch, summary_text
+    from .spec import SpecError
+
+    options = BatchOptions(problems=_problem_list(problems), jobs=jobs or default_jobs(), problem_jobs=problem_jobs,
+                           regrade=regrade, scheduler=scheduler, progress=not no_progress,
+                           allow_weak_sandbox=allow_weak_sandbox)
+    try:
+        run = run_batch(submissions_dir, out_dir, options)
+    except (BatchUsageError, SpecError) as exc:
+        raise click.UsageError(str(exc))
+    click.echo(summary_text(run))
+    sys.exit(1 if run.faults else 0)
+
+
+@main.command("report")
+@click.argument("out_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+def report_cmd(out_dir: Path) -> None:
+    """Re-render index.html, grades.csv and every report.html of a batch folder, without regrading."""
+    from .batch import BatchUsageError, rerender
+
+    try:
+        count = rerender(out_dir)
+    except BatchUsageError as exc:
+        raise click.UsageError(str(exc))
+    click.echo(f"re-rendered {count} report(s), {out_dir / 'index.html'} and {out_dir / 'grades.csv'}")

@@ -8,14 +8,14 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
-from . import __version__
+from . import __version__, sandbox
 from .assemble import grader_version
 from .baseline import DEFAULT_SEED, GraderFault, child_config, limits_for, mutant_runs, problem_hooks, reference_run
 from .intake import Submission, open_submission
 from .probe import run_child
-from .score import ProblemResult, failed_problem, score_problem
+from .score import ProblemResult, failed_problem, policy_message, score_problem
 from .spec import ProblemSpec, load_problems
 
 
@@ -33,6 +33,8 @@ class GradeResult:
     grader_version: str = ""
     seed: int = DEFAULT_SEED
     content_hash: str = ""
+    #: "strong" (bubblewrap view, unprivileged uid, namespaces, rlimits) or "weak" (rlimits only)
+    sandbox: str = "strong"
 
     @property
     def score(self) -> float:
@@ -57,15 +59,21 @@ class GradeOptions:
     #: problems graded at once (each in its own child process)
     jobs: int = 2
     seed: int = DEFAULT_SEED
+    #: tighter child limits (e.g. {"probe_seconds": 3, "wall_seconds": 20}); never looser than the problem's
+    limits: Optional[Dict[str, float]] = None
 
 
-def grade_problem(spec: ProblemSpec, submission: Submission, workspace: Path, seed: int) -> ProblemResult:
+def grade_problem(
+    spec: ProblemSpec, submission: Submission, workspace: Path, seed: int, limits: Optional[Dict[str, float]] = None
+) -> ProblemResult:
     """One problem: its own child, judged against the cached reference and mutants."""
     record = submission.files[spec.swap.file]
     if record.staged is None:
         return failed_problem(spec, record.error or f"{spec.swap.file} is missing")
+    if record.policy:
+        return failed_problem(spec, policy_message(spec.swap.file, record.policy))
     try:
-        run = run_child(child_config(spec, workspace / "runs" / spec.id, seed, record.staged), limits_for(spec))
+        run = run_child(child_config(spec, workspace / "runs" / spec.id, seed, record.staged), limits_for(spec, limits))
         hooks = problem_hooks(spec)
         local = dict(getattr(hooks, "JUDGES", {})) if hooks else {}
         result = score_problem(spec, run, reference_run(spec, seed), mutant_runs(spec, seed), local)
@@ -87,7 +95,7 @@ def grade_submission(source: Path, options: GradeOptions = GradeOptions(), name:
         workspace = Path(tmp)
         submission = open_submission(source, workspace, [s.swap.file for s in specs], name=name)
         with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-            problems = list(pool.map(lambda s: grade_problem(s, submission, workspace, options.seed), specs))
+            problems = list(pool.map(lambda s: grade_problem(s, submission, workspace, options.seed, options.limits), specs))
     return GradeResult(
         submission=submission.name,
         problems=problems,
@@ -97,4 +105,5 @@ def grade_submission(source: Path, options: GradeOptions = GradeOptions(), name:
         grader_version=f"{__version__}+{grader_version()}",
         seed=options.seed,
         content_hash=submission.content_hash,
+        sandbox="strong" if sandbox.capabilities().strong else "weak",
     )

@@ -9,6 +9,7 @@ Every refusal becomes a message naming the file and the problem.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import stat
@@ -40,6 +41,8 @@ class StudentFile:
     error: Optional[str] = None
     #: the line the error is on, when there is one
     line: Optional[int] = None
+    #: forbidden libraries the source imports, as "torch (line 3)"
+    policy: List[str] = field(default_factory=list)
 
 
 @dataclass
@@ -175,6 +178,23 @@ def _locate(wanted: str, entries: List[_Entry]) -> Tuple[Optional[_Entry], Optio
     return None, None
 
 
+def forbidden_imports(text: str) -> List[str]:
+    """Forbidden autodiff libraries imported by `text` (static: `import x`, `from x import y`)."""
+    from .child.harness import FORBIDDEN
+
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module]
+        for name in names:
+            if name.partition(".")[0] in FORBIDDEN:
+                found.append(f"{name.partition('.')[0]} (line {node.lineno})")
+    return found
+
+
 def check_source(data: bytes, display: str) -> Tuple[Optional[str], Optional[int], Optional[str]]:
     """(text, None, None) for a usable Python file, else (None, line, error message)."""
     if b"\x00" in data:
@@ -241,6 +261,7 @@ def open_submission(source: Path, workspace: Path, wanted: Iterable[str], name: 
         if error:
             record.error, record.line = error, line
             continue
+        record.policy = forbidden_imports(text)
         staged = workspace / "files" / path
         staged.parent.mkdir(parents=True, exist_ok=True)
         staged.write_text(text, encoding="utf-8")

@@ -174,17 +174,36 @@ def judge_outcome(fn: Judge, student: ProbeOutcome, reference: ProbeOutcome, opt
     return fn(student, reference, {**options, "display_path": display_path})
 
 
+def _errors_by_type(value: Any) -> Any:
+    """Error records reduced to their exception type (messages and line numbers differ between files)."""
+    if isinstance(value, dict):
+        if isinstance(value.get("__error__"), dict):
+            return {"__error__": str(value["__error__"].get("type"))}
+        return {k: _errors_by_type(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_errors_by_type(v) for v in value]
+    return value
+
+
 def same_outcome(fn: Judge, candidate: ProbeOutcome, mutant: ProbeOutcome, options: Dict[str, Any]) -> bool:
-    """Does `candidate` reproduce `mutant`'s output (used to name a misconception)?"""
+    """Does `candidate` reproduce `mutant`'s output (used to name a misconception)?
+
+    Both raised the same exception type, or both returned the same data (what the
+    judge looks at: its `view`, if it declares one), errors compared by type.
+    """
     if not mutant.ok or not candidate.ok:
         return (
             candidate.status == mutant.status == "error"
             and candidate.error_type == mutant.error_type
             and candidate.error_type not in ("NotImplementedError",)
         )
-    if getattr(fn, "handles_errors", False) or fn is allclose:
-        return compare_values(candidate.value, mutant.value, float(options.get("rtol", 1e-9)), float(options.get("atol", 1e-12))) is None
-    return fn(candidate, mutant, options).passed
+    view = getattr(fn, "view", lambda value: value)
+    try:
+        mine, theirs = _errors_by_type(view(candidate.value)), _errors_by_type(view(mutant.value))
+    except (AttributeError, KeyError, TypeError, IndexError):
+        return False
+    rtol, atol = float(options.get("rtol", 1e-9)), float(options.get("atol", 1e-12))
+    return compare_values(mine, theirs, rtol, atol) is None
 
 
 # ------------------------------------------------------------ structural judges
@@ -279,7 +298,7 @@ def linear_work(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[st
             return Verdict(0.0, message, misconception="path-recursion" if grows else None, figure=figure)
     if len(rows) < len(ref_rows):
         return Verdict(0.0, "the measurement stopped early", figure=figure)
-    problem = compare_values([r.get("derivative") for r in rows], [r["derivative"] for r in ref_rows], 1e-9, 1e-12)
+    problem = compare_values([r.get("derivative") for r in rows], [r.get("derivative") for r in ref_rows], 1e-9, 1e-12)
     if problem:
         return Verdict(0.0, f"wrong derivatives on the diamond chains: {problem}", figure=figure)
     return Verdict(1.0, "work grows linearly with the number of nodes", figure=figure)
@@ -348,6 +367,13 @@ def deep_chain(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
                 misconception="recursion-limit",
             )
         return Verdict(0.0, student.describe(options.get("display_path", "")))
+    if isinstance(student.value, dict) and student.value.get("recursion_limit_raised") is True:
+        return Verdict(
+            0.0,
+            "sys.setrecursionlimit was raised to get through the deep chain: the traversal is still recursive; "
+            "use an explicit stack instead",
+            misconception="recursion-limit",
+        )
     return allclose(student, reference, options)
 
 

@@ -10,6 +10,7 @@ probes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -21,6 +22,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
+
+from . import sandbox
 
 HARNESS = Path(__file__).resolve().parent / "child" / "harness.py"
 PROBEKIT = Path(__file__).resolve().parent / "child"
@@ -79,6 +82,8 @@ class ChildRun:
     seconds: float = 0.0
     #: the harness itself failed outside any probe (a grader fault on a trusted run)
     fault: Optional[str] = None
+    #: forbidden libraries the student's code tried to import
+    policy: List[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,10 @@ class ChildLimits:
     file_mib: int = 64
     open_files: int = 256
     max_restarts: int = 4
+    #: processes and threads of the slot uid (strong sandbox only)
+    processes: int = 64
+    #: size of each private tmpfs (/work, /tmp) in the strong sandbox
+    tmp_mib: int = 64
 
 
 @dataclass(frozen=True)
@@ -106,36 +115,20 @@ class ChildConfig:
     swap: Optional[Dict[str, Any]] = None
 
 
-def _command(limits: ChildLimits) -> List[str]:
+def _limits(limits: ChildLimits, strong: bool) -> List[str]:
+    """`prlimit` arguments: CPU, address space, file size, open files, no core (and processes)."""
     mib = 1024 * 1024
-    return [
+    args = [
         "prlimit",
         f"--cpu={limits.cpu_seconds}",
         f"--as={limits.memory_mib * mib}",
         f"--fsize={limits.file_mib * mib}",
         f"--nofile={limits.open_files}",
         "--core=0",
-        "--",
-        sys.executable,
-        "-s",
-        "-P",
-        str(HARNESS),
     ]
-
-
-def _environment(workdir: Path) -> Dict[str, str]:
-    return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(workdir),
-        "TMPDIR": str(workdir),
-        "LANG": "C.UTF-8",
-        "PYTHONHASHSEED": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "MPLBACKEND": "Agg",
-    }
+    if strong:  # counted per uid: only meaningful for the unprivileged slot uid
+        args.append(f"--nproc={limits.processes}")
+    return args + ["--"]
 
 
 def _tail(path: Path) -> str:
@@ -165,33 +158,64 @@ class _Attempt:
         self.tampered: List[str] = []
         self.reason = ""
         self.fault: Optional[str] = None
+        self.policy: List[str] = []
         self.attempt = attempt
 
     def run(self) -> None:
         workdir = self.config.workdir
         workdir.mkdir(parents=True, exist_ok=True)
+        strong = sandbox.capabilities().strong
+        if not strong:
+            sandbox.warn_if_weak()
+        with sandbox.UidSlot() if strong else contextlib.nullcontext() as slot:
+            self._launch(workdir, slot.uid if strong else None)
+
+    def _command_and_payload(self, workdir: Path, uid: Optional[int], write_fd: int):
+        """The command line, the harness configuration and the environment (weak or strong sandbox)."""
+        config = self.config
+        payload: Dict[str, Any] = {"fd": write_fd, "nonce": self.nonce, "probes": self.probes, "seed": config.seed}
+        if uid is None:
+            payload.update(
+                paths=[str(config.stack), str(PROBEKIT), str(COMPAT)],
+                workdir=str(workdir),
+                probes_file=str(config.probes_file),
+                inputs_dir=str(config.inputs_dir) if config.inputs_dir else None,
+                swap=config.swap,
+            )
+            command = _limits(self.limits, False) + [sys.executable, "-s", "-P", str(HARNESS)]
+            return command, payload, sandbox.child_environment(str(workdir))
+        mapping = {"stack": config.stack, "child": PROBEKIT, "probes/probes.py": config.probes_file}
+        if config.inputs_dir:
+            mapping["inputs"] = config.inputs_dir
+        swap = dict(config.swap) if config.swap else None
+        if swap:
+            inside = f"student/{Path(swap['display_path']).name}"
+            mapping[inside] = Path(swap["student_file"])
+            swap["student_file"] = str(sandbox.INSIDE / inside)
+        argv, extra = sandbox.bwrap_command(mapping, uid, self.limits.tmp_mib)
+        root = sandbox.INSIDE
+        payload.update(
+            paths=[str(root / "stack"), str(root / "child"), str(root / "child" / "compat")] + extra,
+            workdir="/work",
+            probes_file=str(root / "probes" / "probes.py"),
+            inputs_dir=str(root / "inputs") if config.inputs_dir else None,
+            swap=swap,
+        )
+        return _limits(self.limits, True) + argv, payload, {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+    def _launch(self, workdir: Path, uid: Optional[int]) -> None:
         read_fd, write_fd = os.pipe()
-        payload = {
-            "fd": write_fd,
-            "nonce": self.nonce,
-            "paths": [str(self.config.stack), str(PROBEKIT), str(COMPAT)],
-            "workdir": str(workdir),
-            "probes_file": str(self.config.probes_file),
-            "probes": self.probes,
-            "seed": self.config.seed,
-            "inputs_dir": str(self.config.inputs_dir) if self.config.inputs_dir else None,
-            "swap": self.config.swap,
-        }
+        command, payload, env = self._command_and_payload(workdir, uid, write_fd)
         stdout = open(workdir / f"stdout.{self.attempt}.txt", "wb")
         stderr = open(workdir / f"stderr.{self.attempt}.txt", "wb")
         try:
             proc = subprocess.Popen(
-                _command(self.limits),
+                command,
                 stdin=subprocess.PIPE,
                 stdout=stdout,
                 stderr=stderr,
                 cwd=workdir,
-                env=_environment(workdir),
+                env=env,
                 pass_fds=(write_fd,),
                 start_new_session=True,
             )
@@ -218,7 +242,7 @@ class _Attempt:
     def _stream(self, proc: subprocess.Popen, read_fd: int) -> None:
         started = time.monotonic()
         deadline = started + self.limits.wall_seconds
-        buffer = b""
+        buffer = bytearray()  # amortised appends: a flood without newlines costs linear time
         received = 0
         while True:
             now = time.monotonic()
@@ -247,16 +271,22 @@ class _Attempt:
                 self.reason = "the grading process wrote too much on its result channel"
                 return
             buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
+            if b"\n" not in chunk:
+                continue  # a line still arriving: never rescan it
+            *lines, rest = buffer.split(b"\n")
+            buffer = bytearray(rest)
             for line in lines:
-                self._event(line)
+                try:
+                    self._event(bytes(line))
+                except Exception:  # student code can read the nonce: a hostile event is never a grader fault
+                    self.tampered.append("a malformed event on the result channel")
             if self.done:
                 return
 
     def _event(self, line: bytes) -> None:
         try:
             event = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             self.tampered.append("unparsable line on the result channel")
             return
         if not isinstance(event, dict) or event.get("nonce") != self.nonce:
@@ -264,6 +294,12 @@ class _Attempt:
             return
         kind = event.get("event")
         if kind == "loaded":
+            missing, error = event.get("missing"), event.get("error")
+            if not isinstance(missing, list) or not all(isinstance(m, str) for m in missing) or not (
+                error is None or isinstance(error, dict)
+            ):
+                self.tampered.append("a malformed 'loaded' event")
+                return
             self.loaded = event
         elif kind == "start":
             probe = event.get("probe")
@@ -274,9 +310,13 @@ class _Attempt:
         elif kind == "result":
             self._result(event)
         elif kind == "fault":
-            err = event.get("error") or {}
+            err = event.get("error") if isinstance(event.get("error"), dict) else {}
             self.fault = f"harness fault: {err.get('type')}: {err.get('message')}"
             self.reason = self.fault
+        elif kind == "policy":
+            module = event.get("module")
+            if isinstance(module, str) and module not in self.policy:
+                self.policy.append(module[:100])
         elif kind == "done":
             self.done = True
         else:
@@ -289,6 +329,9 @@ class _Attempt:
             return
         status = event.get("status")
         seconds = float(event.get("seconds") or 0.0) if isinstance(event.get("seconds"), (int, float)) else 0.0
+        if status == "ok" and _nesting(event.get("value")) > MAX_NESTING:
+            self.tampered.append(f"a result for probe {probe!r} nested deeper than the harness ever sends")
+            return
         if status == "ok":
             outcome = ProbeOutcome(probe, "ok", value=event.get("value"), seconds=seconds)
         elif status == "error" and isinstance(event.get("error"), dict):
@@ -310,6 +353,21 @@ def _last_line(text: str) -> str:
     return lines[-1][:300] if lines else ""
 
 
+#: deepest nesting of a result value the harness can send (its `_plain` stops at 50)
+MAX_NESTING = 60
+
+
+def _nesting(value: Any) -> int:
+    """How deeply lists/dicts nest in `value` (iterative: a hostile value cannot exhaust the stack)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth <= MAX_NESTING and isinstance(item, (list, dict)):
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
 def _readable(fd: int) -> bool:
     ready, _, _ = select.select([fd], [], [], 0)
     return bool(ready)
@@ -318,6 +376,8 @@ def _readable(fd: int) -> bool:
 def _exit_reason(code: Optional[int]) -> str:
     if code is None:
         return "the grading process did not finish"
+    if 128 < code <= 128 + 64:  # bubblewrap reports a child killed by signal N as exit code 128 + N
+        code = 128 - code
     if code < 0:
         try:
             name = signal.Signals(-code).name
@@ -357,6 +417,7 @@ def run_child(config: ChildConfig, limits: ChildLimits) -> ChildRun:
         for note in dict.fromkeys(current.tampered):
             notes.append(f"ignored: {note}")
         outcomes.update(current.results)
+        run.policy.extend(m for m in current.policy if m not in run.policy)
         if run.load_error is not None:
             break
         if current.fault is not None:

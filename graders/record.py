@@ -70,6 +70,7 @@ def results_json(result: GradeResult) -> Dict[str, Any]:
             "seed": result.seed,
             "content_hash": result.content_hash,
             "warnings": list(result.warnings),
+            "sandbox": result.sandbox,
         },
         "tests": tests,
     }

@@ -67,8 +67,17 @@ class ProblemResult:
         return round(sum(t.max_score for t in self.tests), 6)
 
 
-#: tests a submission must share a mutant's wrong output on before that mutant's misconception is named
+#: a mutant's misconception is named when the submission reproduces all the mutant's failures,
+#: or at least this many of them (a single coincidental match names nothing)
 MIN_MATCHES = 2
+
+
+def policy_message(path: str, modules: Sequence[str]) -> str:
+    """Why a problem scores 0 when its file imports an autodiff library."""
+    return (
+        f"policy violation: {path} uses {', '.join(modules)}; this assignment is about writing autodiff "
+        "yourself, so importing an autodiff library scores 0 for this problem"
+    )
 
 
 def failed_problem(spec: ProblemSpec, message: str, fault: Optional[str] = None) -> ProblemResult:
@@ -79,23 +88,44 @@ def failed_problem(spec: ProblemSpec, message: str, fault: Optional[str] = None)
     return ProblemResult(spec.id, spec.title, tests, errors=[message], fault=fault)
 
 
-def _diagnose(
-    test: TestSpec,
-    fn: Any,
-    student: ProbeOutcome,
-    reference: ProbeOutcome,
+@dataclass
+class _Evidence:
+    """What one instructor mutant explains: the tests it fails and those the student reproduces."""
+
+    misconception: str
+    fails: set = field(default_factory=set)
+    matches: set = field(default_factory=set)
+
+    @property
+    def confirmed(self) -> bool:
+        """The student reproduces the mutant's whole failure signature, or enough of it."""
+        return bool(self.matches) and (self.matches >= self.fails or len(self.matches) >= MIN_MATCHES)
+
+
+def _evidence(
+    spec: ProblemSpec,
+    judges: Dict[str, Any],
+    run: ChildRun,
+    reference: ChildRun,
     mutants: Sequence[Tuple[str, str, ChildRun]],
-) -> Optional[str]:
-    """The misconception of the first mutant whose output the student's reproduces."""
-    for name, misconception, run in mutants:
-        mutant = run.outcomes.get(test.probe)
-        if mutant is None:
-            continue
-        if mutant.ok and reference.ok and same_outcome(fn, mutant, reference, test.options):
-            continue  # this mutant passes this test: it explains nothing here
-        if same_outcome(fn, student, mutant, test.options):
-            return misconception
-    return None
+    failing: Sequence[str],
+) -> List[_Evidence]:
+    """For each mutant, the tests it fails and those of the student's failures it reproduces."""
+    found = []
+    for _, misconception, mutant_run in mutants:
+        ev = _Evidence(misconception)
+        for test in spec.tests:
+            mutant = mutant_run.outcomes.get(test.probe)
+            if mutant is None:
+                continue
+            ref = reference.outcomes[test.probe]
+            if judge_outcome(judges[test.id], mutant, ref, test.options, spec.swap.file).passed:
+                continue
+            ev.fails.add(test.id)
+            if test.id in failing and same_outcome(judges[test.id], run.outcomes[test.probe], mutant, test.options):
+                ev.matches.add(test.id)
+        found.append(ev)
+    return found
 
 
 def score_problem(
@@ -106,43 +136,44 @@ def score_problem(
     local_judges: Dict[str, Any],
 ) -> ProblemResult:
     """Judge each test of `spec` on the student's run against the reference run."""
+    if run.policy:
+        return failed_problem(spec, policy_message(spec.swap.file, run.policy))
+    judges = {test.id: get_judge(test.judge, local_judges) for test in spec.tests}
     judged = []
     rules: Counter = Counter()
-    matched: Counter = Counter()
     load_error = None
     if run.load_error:
         err = run.load_error
         where = f"{spec.swap.file}:{err.get('line')}" if err.get("line") else spec.swap.file
         load_error = f"importing {where} failed: {err.get('type')}: {err.get('message')}"
     for test in spec.tests:
-        fn = get_judge(test.judge, local_judges)
         student = run.outcomes[test.probe]
-        ref = reference.outcomes[test.probe]
         if load_error:
             verdict = Verdict(0.0, load_error)
         else:
-            verdict = judge_outcome(fn, student, ref, test.options, spec.swap.file)
+            verdict = judge_outcome(judges[test.id], student, reference.outcomes[test.probe], test.options, spec.swap.file)
+        if not verdict.passed and verdict.misconception:
+            rules[verdict.misconception] += 1
+        judged.append((test, verdict, student.seconds))
+    failing = [t.id for t, v, _ in judged if not v.passed and not v.misconception]
+    confirmed = [] if load_error else [e for e in _evidence(spec, judges, run, reference, mutants, failing) if e.confirmed]
+    found = Counter(rules)
+    for ev in confirmed:
+        found[ev.misconception] += len(ev.matches)
+    tests = []
+    for test, verdict, seconds in judged:
         misconception = None
-        if not verdict.passed and not load_error:
-            if verdict.misconception:
-                misconception = verdict.misconception
-                rules[misconception] += 1
-            else:
-                misconception = _diagnose(test, fn, student, ref, mutants)
-                if misconception:
-                    matched[misconception] += 1
-        judged.append((test, verdict, misconception, student.seconds))
-    # A rule names a misconception outright; a match with a mutant's output must recur to count.
-    found = Counter({m: rules[m] + matched[m] for m in set(rules) | set(matched) if rules[m] or matched[m] >= MIN_MATCHES})
-    tests = [
-        TestResult(
-            spec.id, test.id, test.name, test.kind, test.points,
-            round(test.points * max(0.0, min(1.0, verdict.fraction)), 6),
-            verdict.message, misconception if misconception in found else None,
-            seconds, verdict.figure,
+        if not verdict.passed:
+            misconception = verdict.misconception or next(
+                (ev.misconception for ev in confirmed if test.id in ev.matches), None
+            )
+        tests.append(
+            TestResult(
+                spec.id, test.id, test.name, test.kind, test.points,
+                round(test.points * max(0.0, min(1.0, verdict.fraction)), 6),
+                verdict.message, misconception, seconds, verdict.figure,
+            )
         )
-        for test, verdict, misconception, seconds in judged
-    ]
     errors = [load_error] if load_error else []
     if run.missing_symbols:
         errors.append(f"not defined in {spec.swap.file}: {', '.join(run.missing_symbols)}")

@@ -10,8 +10,10 @@ from typing import Any, Dict, List, Optional
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from graders import paths
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-MISCONCEPTIONS = Path(__file__).resolve().parent.parent / "problems" / "misconceptions.toml"
+MISCONCEPTIONS = paths.PROBLEMS / "misconceptions.toml"
 
 
 @dataclass(frozen=True)

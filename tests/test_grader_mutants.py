@@ -26,6 +26,7 @@ BUGGY = {
     "autodiff_assign_adjoint": "no-fanout-accumulation",
     "autodiff_all_paths": "path-recursion",
     "autodiff_recursive": "recursion-limit",
+    "autodiff_raised_limit": "recursion-limit",
     "autodiff_constants_in_order": "constant-not-skipped",
     "autodiff_quadratic": "quadratic-traversal",
     "autodiff_ignores_deriv": "seed-derivative-ignored",

@@ -133,11 +133,39 @@ def _resolve(module, parts):
     return owner
 
 
+#: autodiff/deep-learning libraries a submission may not use to do the work
+FORBIDDEN = frozenset({
+    "torch", "jax", "jaxlib", "tensorflow", "autograd", "micrograd", "tinygrad", "mxnet",
+    "chainer", "theano", "keras", "paddle", "mlx", "cupy", "flax",
+})
+
+
+class ForbiddenImports:
+    """A meta-path finder that refuses the forbidden libraries and reports each attempt."""
+
+    def __init__(self, channel):
+        self.channel = channel
+        self.seen = set()
+
+    def find_spec(self, name, path=None, target=None):
+        top = name.partition(".")[0]
+        if top in FORBIDDEN:
+            if top not in self.seen:
+                self.seen.add(top)
+                self.channel.emit("policy", module=top)
+            raise ImportError(f"importing {top} is not allowed in this assignment: write the code yourself")
+        return None
+
+
+DEFAULT_RECURSION_LIMIT = 1000
+
+
 def probe_seed(seed, probe_id):
     return (seed * 1_000_003 + zlib.crc32(probe_id.encode())) % (2**32)
 
 
 def run(config, channel):
+    sys.meta_path.insert(0, ForbiddenImports(channel))
     sys.path[:0] = config["paths"]
     os.chdir(config["workdir"])
     swap = config.get("swap")
@@ -166,6 +194,7 @@ def run(config, channel):
     for probe_id in config["probes"]:
         channel.emit("start", probe=probe_id)
         seed = probe_seed(config["seed"], probe_id)
+        sys.setrecursionlimit(DEFAULT_RECURSION_LIMIT)  # every probe starts at Python's default
         random.seed(seed)
         try:
             import numpy

@@ -202,14 +202,19 @@ def random_dag(
     return g, out
 
 
-def skip_chain(n: int, rng: random.Random, counter: Optional[Counter] = None) -> Tuple[Graph, Node]:
-    """A chain where each node also uses a random earlier node (for timing: n nodes, ~2n edges)."""
+def layered_dag(n: int, rng: random.Random, depth: int = 40, counter: Optional[Counter] = None) -> Tuple[Graph, Node]:
+    """About n nodes in `depth` layers, each using two nodes of the layer below (for timing).
+
+    Shallow on purpose: a recursive traversal survives it, so the timing test measures
+    time complexity only (deep graphs are the recursion tests' business).
+    """
     g = Graph(counter)
-    nodes = [g.leaf(), g.leaf()]
-    for _ in range(n):
-        other = nodes[rng.randrange(len(nodes))]
-        nodes.append(g.op([nodes[-1], other], [0.5, 0.5]))
-    return g, nodes[-1]
+    width = max(2, n // depth)
+    layer = [g.leaf() for _ in range(width)]
+    for _ in range(depth - 1):
+        layer = [g.op([rng.choice(layer), rng.choice(layer)], [0.5, 0.5]) for _ in range(width)]
+    out = g.op(layer, [1.0] * len(layer))
+    return g, out
 
 
 def floats(values: Iterable[Any]) -> List[Optional[float]]:

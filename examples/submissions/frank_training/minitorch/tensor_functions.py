@@ -1,0 +1,587 @@
+"""Differentiable functions on tensors.
+
+Each `Function` subclass defines `forward(ctx, *inputs)` (compute the output,
+save what backward needs) and `backward(ctx, grad_output)` (return one
+gradient per input). `Function.apply` runs `forward` on *detached* inputs and,
+if any input requires a gradient, records a `History` on the output so that
+`autodiff.backpropagate` can later call `backward`.
+
+Rules every Function here follows:
+
+* forward/backward use only the backend operations (`t.f.add_zip`,
+  `t.f.mul_zip`, `t.f.add_reduce`, `t.f.matrix_multiply`, ...), never NumPy
+  directly (the documented exceptions are `Embedding` and the dropout helpers);
+* backward returns gradients shaped like the forward's output (broadcast
+  shape); `Tensor.chain_rule` sums each one back to its input's shape
+  (`Tensor.expand`), so broadcast inputs get the summed gradient;
+* non-tensor arguments (a dimension, an order, a shape) are passed as
+  constant tensors and get the gradient `0.0`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any, List, Optional, Tuple
+
+import numpy as np
+
+import minitorch
+
+from . import operators  # noqa: F401  (llmsys files use operators.prod)
+from .autodiff import Context
+from .tensor_data import TensorData, _td_from_array
+from .tensor_ops import FastBackend, SimpleBackend, TensorBackend  # noqa: F401
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
+    from .tensor_data import UserIndex, UserShape
+
+
+def wrap_tuple(x: Any) -> Tuple[Any, ...]:
+    """Turn a single value into a 1-tuple; leave tuples alone."""
+    if isinstance(x, tuple):
+        return x
+    return (x,)
+
+
+class Function:
+    """A differentiable tensor function (subclasses define forward/backward)."""
+
+    @classmethod
+    def _backward(cls, ctx: Context, grad_out: "Tensor") -> Tuple["Tensor", ...]:
+        return wrap_tuple(cls.backward(ctx, grad_out))  # type: ignore[attr-defined]
+
+    @classmethod
+    def _forward(cls, ctx: Context, *inps: "Tensor") -> "Tensor":
+        return cls.forward(ctx, *inps)  # type: ignore[attr-defined]
+
+    @classmethod
+    def apply(cls, *vals: "Tensor") -> "Tensor":
+        """Run `forward` on detached inputs; record history if any input needs a gradient."""
+        raw_vals = []
+        need_grad = False
+        for v in vals:
+            if v.history is not None:
+                need_grad = True
+                raw_vals.append(v.detach())
+            else:
+                raw_vals.append(v)  # already a constant: detaching would only copy it
+
+        # Create the context.
+        ctx = Context(not need_grad)
+
+        # Call forward with the variables.
+        c = cls._forward(ctx, *raw_vals)
+
+        # Create a new variable from the result with a new history.
+        back = None
+        if need_grad:
+            back = minitorch.History(cls, ctx, vals)
+        return minitorch.Tensor(c._tensor, back, backend=c.backend)
+
+
+def _const(value: float, like: "Tensor") -> "Tensor":
+    """A constant tensor of shape (1,) holding `value`, on the backend of `like`."""
+    return like._new(TensorData._from_array(np.array([value], dtype=np.float64)))
+
+
+def transpose(t):
+    """t with its last two dims swapped."""
+    n = t.dims
+    return t.permute(*range(n - 2), n - 1, n - 2)
+
+
+class Neg(Function):
+    """$f(x) = -x$"""
+
+    @staticmethod
+    def forward(ctx: Context, t1: "Tensor") -> "Tensor":
+        return t1.f.neg_map(t1)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> "Tensor":
+        return -grad_output
+
+
+class Inv(Function):
+    r"""$f(x) = 1/x$, $f'(x) = -1/x^2$"""
+
+    @staticmethod
+    def forward(ctx: Context, t1: "Tensor") -> "Tensor":
+        ctx.save_for_backward(t1)
+        return t1.f.inv_map(t1)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> "Tensor":
+        (x,) = ctx.saved_tensors
+        return -grad_output / (x * x)
+
+
+class Add(Function):
+    """$f(x, y) = x + y$"""
+
+    @staticmethod
+    def forward(ctx: Context, t1: "Tensor", t2: "Tensor") -> "Tensor":
+        return t1.f.add_zip(t1, t2)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", "Tensor"]:
+        return grad_output, grad_output
+
+
+class Mul(Function):
+    """$f(x, y) = x y$"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
+        ctx.save_for_backward(a, b)
+        return a.f.mul_zip(a, b)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", "Tensor"]:
+        a, b = ctx.saved_tensors
+        return grad_output * b, grad_output * a
+
+
+class Sigmoid(Function):
+    r"""$\sigma(x) = 1 / (1 + e^{-x})$, $\sigma'(x) = \sigma(x)(1 - \sigma(x))$"""
+
+    @staticmethod
+    def forward(ctx: Context, t1: "Tensor") -> "Tensor":
+        out = t1.f.sigmoid_map(t1)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> "Tensor":
+        (out,) = ctx.saved_tensors
+        return grad_output * out * (1.0 - out)
+
+
+class ReLU(Function):
+    """$f(x) = \\max(x, 0)$, $f'(x) = 1$ if $x > 0$ else $0$"""
+
+    @staticmethod
+    def forward(ctx: Context, t1: "Tensor") -> "Tensor":
+        ctx.save_for_backward(t1)
+        return t1.f.relu_map(t1)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> "Tensor":
+        (x,) = ctx.saved_tensors
+        return grad_output * (x > 0)
+
+
+class Log(Function):
+    r"""$f(x) = \log x$, $f'(x) = 1/x$"""
+
+    @staticmethod
+    def forward(ctx: Context, t1: "Tensor") -> "Tensor":
+        ctx.save_for_backward(t1)
+        return t1.f.log_map(t1)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> "Tensor":
+        (x,) = ctx.saved_tensors
+        return grad_output / x
+
+
+class Exp(Function):
+    """$f(x) = e^x$, $f'(x) = e^x$"""
+
+    @staticmethod
+    def forward(ctx: Context, t1: "Tensor") -> "Tensor":
+        out = t1.f.exp_map(t1)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> "Tensor":
+        (out,) = ctx.saved_tensors
+        return grad_output * out
+
+
+class Sum(Function):
+    r"""$f(x)_{\ldots 0 \ldots} = \sum_j x_{\ldots j \ldots}$ over dimension `dim` (kept, size 1).
+
+    `dim` is a constant tensor holding the dimension. Every input element gets
+    the gradient of the sum it went into.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", dim: "Tensor") -> "Tensor":
+        ctx.save_for_backward(a.shape)
+        return a.f.add_reduce(a, int(dim[0]))
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", float]:
+        (shape,) = ctx.saved_tensors
+        return grad_output.zeros(shape) + grad_output, 0.0
+
+
+class Mean(Function):
+    r"""Given helper: $f(x) = \frac1n \sum_j x_j$ over `dim`, or over everything.
+
+    `Mean.apply(a, dim)` with a constant tensor `dim` keeps that dim with size
+    1; `Mean.apply(a)` averages every element (shape (1,)). One graph node
+    instead of a Sum followed by a division.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", dim: Optional["Tensor"] = None) -> "Tensor":
+        if dim is None:
+            src = a if a._tensor.is_contiguous() else a.f.id_map(a)
+            src = a._new(TensorData(src._tensor._storage, (a.size,)))
+            d, n = 0, a.size
+        else:
+            src, d = a, int(dim.item())
+            n = a.shape[d]
+        ctx.save_for_backward(a.shape, n, dim is not None)
+        return a.f.mul_zip(a.f.add_reduce(src, d), _const(1.0 / n, a))
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", ...]:
+        a_shape, n, has_dim = ctx.saved_values
+        f = grad_output.f
+        out = grad_output.zeros(a_shape)
+        g = f.mul_zip(grad_output, _const(1.0 / n, grad_output))
+        if g.dims != len(a_shape):  # whole-tensor mean: (1,) -> (1, ..., 1)
+            g = g._new(TensorData(g._tensor._storage, (1,) * len(a_shape)))
+        f.id_map(g, out)
+        return (out, 0.0) if has_dim else out
+
+
+class All(Function):
+    """Product of the elements (along `dim`, or overall): for 0/1 tensors, 1.0 iff all are 1.
+
+    minitorch semantics (`mul_reduce`); the gradient is defined as 0.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", dim: Optional["Tensor"] = None) -> "Tensor":
+        ctx.save_for_backward(a.shape, dim is not None)
+        if dim is None:
+            src = a if a._tensor.is_contiguous() else a.f.id_map(a)
+            return a.f.mul_reduce(a._new(TensorData(src._tensor._storage, (a.size,))), 0)
+        return a.f.mul_reduce(a, int(dim.item()))
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", ...]:
+        a_shape, has_dim = ctx.saved_values
+        zero = grad_output.zeros(a_shape)
+        return (zero, 0.0) if has_dim else zero
+
+
+class LT(Function):
+    """$f(x, y) = 1$ if $x < y$ else $0$ (gradient 0)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
+        ctx.save_for_backward(a, b)
+        return a.f.lt_zip(a, b)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", "Tensor"]:
+        a, b = ctx.saved_tensors
+        return a.zeros(), b.zeros()
+
+
+class EQ(Function):
+    """$f(x, y) = 1$ if $x = y$ else $0$ (gradient 0)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
+        ctx.save_for_backward(a, b)
+        return a.f.eq_zip(a, b)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", "Tensor"]:
+        a, b = ctx.saved_tensors
+        return a.zeros(), b.zeros()
+
+
+class IsClose(Function):
+    """$f(x, y) = 1$ if $|x - y| < 10^{-2}$ else $0$ (gradient 0)"""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
+        ctx.save_for_backward(a, b)
+        return a.f.is_close_zip(a, b)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", "Tensor"]:
+        a, b = ctx.saved_tensors
+        return a.zeros(), b.zeros()
+
+
+class Permute(Function):
+    """Reorder the dimensions (a view): output dim `i` is input dim `order[i]`."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", order: "Tensor") -> "Tensor":
+        perm = [int(order[i]) for i in range(order.size)]
+        ctx.save_for_backward(perm)
+        return a._new(a._tensor.permute(*perm))
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", float]:
+        (perm,) = ctx.saved_tensors
+        back = [0] * len(perm)
+        for position, source in enumerate(perm):
+            back[source] = position
+        return grad_output.permute(*back), 0.0
+
+
+class View(Function):
+    """The same storage seen with another shape (the input must be contiguous)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", shape: "Tensor") -> "Tensor":
+        if not a._tensor.is_contiguous():
+            raise AssertionError("view() needs a contiguous tensor; call .contiguous() first")
+        dims = tuple(int(shape[i]) for i in range(shape.size))
+        ctx.save_for_backward(a.shape)
+        return minitorch.Tensor.make(a._tensor._storage, dims, backend=a.backend)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", float]:
+        (original,) = ctx.saved_tensors
+        return grad_output.contiguous().view(*original), 0.0
+
+
+class Copy(Function):
+    """A contiguous copy (identity for the gradient)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        return a.f.id_map(a)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> "Tensor":
+        return grad_output
+
+
+class MatMul(Function):
+    r"""Batched matrix product $C = A B$ over the last two dims (batch dims broadcast).
+
+    $\bar A = \bar C B^\top$, $\bar B = A^\top \bar C$ (transposes of the last two dims).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, t1: "Tensor", t2: "Tensor") -> "Tensor":
+        ctx.save_for_backward(t1, t2)
+        return t1.f.matrix_multiply(t1, t2)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", "Tensor"]:
+        a, b = ctx.saved_tensors
+        return grad_output @ transpose(b), transpose(a) @ grad_output
+
+
+class Embedding(Function):
+    """Row lookup: `forward(ctx, weight[V, D], ids[...])` has shape `ids.shape + (D,)`.
+
+    `ids` holds integer values (stored as floats). The backward scatters the
+    output gradient into a zero `[V, D]` tensor, *adding* the rows of repeated
+    ids; `ids` get no gradient (0.0). Uses NumPy indexing directly (documented
+    exception: the backends have no gather/scatter).
+    """
+
+    @staticmethod
+    def forward(ctx: Context, weight: "Tensor", ids: "Tensor") -> "Tensor":
+        if weight.dims != 2:
+            raise ValueError(f"Embedding weight must be [V, D], got shape {weight.shape}.")
+        raw = ids._tensor.array
+        idx = raw.astype(np.int64)
+        if not np.array_equal(idx, raw):
+            raise ValueError("Embedding ids must hold integer values.")
+        vocab = weight.shape[0]
+        if idx.size and (idx.min() < 0 or idx.max() >= vocab):
+            raise IndexError(f"Embedding ids must be in [0, {vocab}), got [{idx.min()}, {idx.max()}].")
+        ctx.save_for_backward(idx, weight.shape)
+        return weight._new(_td_from_array(weight._tensor.array[idx]))
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", float]:
+        idx, w_shape = ctx.saved_values
+        g = np.zeros(w_shape, dtype=np.float64)
+        np.add.at(g, idx.reshape(-1), grad_output._tensor.array.reshape(-1, w_shape[1]))
+        return grad_output._new(TensorData._from_array(g)), 0.0
+
+
+def embedding(weight: "Tensor", ids: Any) -> "Tensor":
+    """`weight[ids]` as a differentiable lookup (see `Embedding`); `ids` may be a list/array."""
+    if not isinstance(ids, minitorch.Tensor):
+        ids = tensor(np.asarray(ids, dtype=np.float64), backend=weight.backend)
+    return Embedding.apply(weight, ids)
+
+
+# Dropout helpers (the nn layer decides when to use them).
+
+
+def dropout_mask(shape: "UserShape", p: float, backend: TensorBackend = FastBackend) -> "Tensor":
+    """A constant 0/1 keep-mask: each entry is 1 with probability $1 - p$.
+
+    Draws from NumPy's global RNG (`np.random.random`; seed it with
+    `np.random.seed`). An entry is kept when its uniform draw $r$ satisfies
+    $r \\geq p$, so $p = 0$ keeps everything and $p = 1$ drops everything.
+    """
+    keep = (np.random.random(tuple(shape)) >= p).astype(np.float64)
+    return minitorch.Tensor(_td_from_array(keep), backend=backend)
+
+
+def apply_dropout_mask(a: "Tensor", mask: "Tensor", scale: float = 1.0) -> "Tensor":
+    r"""$a \cdot \mathrm{mask} \cdot \mathrm{scale}$ as ONE `Mul` node ($\bar a = \bar y \cdot \mathrm{mask} \cdot \mathrm{scale}$).
+
+    Pass `scale = 1 / (1 - p)` for inverted dropout (PyTorch), or 1.0 for the
+    unscaled minitorch version. The mask is a constant (no gradient). Tests can
+    feed the same mask to a torch twin: `y = x * mask * scale`.
+    """
+    m = mask if scale == 1.0 else mask.f.mul_zip(mask, _const(float(scale), mask))
+    return Mul.apply(a, m.detach())
+
+
+# Factories
+
+
+def zeros(shape: "UserShape", backend: TensorBackend = FastBackend) -> "Tensor":
+    """A constant tensor of zeros."""
+    return minitorch.Tensor(
+        TensorData._from_array(np.zeros(tuple(int(s) for s in shape), dtype=np.float64)),
+        backend=backend,
+    )
+
+
+def ones(shape: "UserShape", backend: TensorBackend = FastBackend) -> "Tensor":
+    """A constant tensor of ones."""
+    return minitorch.Tensor(
+        TensorData._from_array(np.ones(tuple(int(s) for s in shape), dtype=np.float64)),
+        backend=backend,
+    )
+
+
+def rand(
+    shape: "UserShape", backend: TensorBackend = FastBackend, requires_grad: bool = False
+) -> "Tensor":
+    """Uniform samples in [0, 1) from NumPy's global RNG (`np.random.seed` makes it reproducible)."""
+    vals = np.random.random(tuple(int(s) for s in shape))
+    t = minitorch.Tensor(TensorData._from_array(vals), backend=backend)
+    t.requires_grad_(requires_grad)
+    return t
+
+
+def _tensor(
+    ls: Any,
+    shape: "UserShape",
+    backend: TensorBackend = FastBackend,
+    requires_grad: bool = False,
+) -> "Tensor":
+    """A tensor from flat data `ls` and a `shape`."""
+    t = minitorch.Tensor.make(ls, tuple(shape), backend=backend)
+    t.requires_grad_(requires_grad)
+    return t
+
+
+def tensor(ls: Any, backend: TensorBackend = FastBackend, requires_grad: bool = False) -> "Tensor":
+    """A tensor from nested lists (or a NumPy array, or a number: shape ()).
+
+    `requires_grad=True` makes a leaf (it collects `.grad`); otherwise a constant.
+    """
+    if isinstance(ls, minitorch.Tensor):
+        arr = ls.to_numpy()
+    else:
+        arr = np.array(ls, dtype=np.float64)
+    t = minitorch.Tensor(_td_from_array(arr), backend=backend)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def tensor_from_numpy(
+    ls: Any, backend: TensorBackend = FastBackend, requires_grad: bool = False
+) -> "Tensor":
+    """llmsys name: a tensor holding a copy of a NumPy array."""
+    return tensor(np.asarray(ls, dtype=np.float64), backend=backend, requires_grad=requires_grad)
+
+
+# Gradient check for tensors
+
+
+def grad_central_difference(
+    f: Any, *vals: "Tensor", arg: int = 0, epsilon: float = 1e-6, ind: "UserIndex"
+) -> float:
+    r"""Central difference of $\sum f(\ldots)$ with respect to element `ind` of input `arg`."""
+    x = vals[arg]
+    up = zeros(x.shape, backend=x.backend)
+    up[ind] = epsilon
+    vals1 = [x if j != arg else x + up for j, x in enumerate(vals)]
+    vals2 = [x if j != arg else x - up for j, x in enumerate(vals)]
+    delta = f(*vals1).sum() - f(*vals2).sum()
+    return delta[0] / (2.0 * epsilon)
+
+
+def grad_check(f: Any, *vals: "Tensor") -> None:
+    """Assert that backward on `f(*vals).sum()` matches central differences at a random element."""
+    for x in vals:
+        x.requires_grad_(True)
+        x.zero_grad_()
+    random.seed(10)
+    out = f(*vals)
+    out.sum().backward()
+    err_msg = """
+
+Gradient check error for function %s.
+
+Input %s
+
+Received derivative %f for argument %d and index %s,
+but was expecting derivative %f from central difference.
+
+"""
+    for i, x in enumerate(vals):
+        ind = x._tensor.sample()
+        check = grad_central_difference(f, *vals, arg=i, ind=ind)
+        assert x.grad is not None
+        np.testing.assert_allclose(
+            x.grad[ind],
+            check,
+            1e-2,
+            1e-2,
+            err_msg=err_msg % (f, vals, x.grad[ind], i, ind, check),
+        )
+
+
+__all__ = [
+    "Function",
+    "wrap_tuple",
+    "Neg",
+    "Inv",
+    "Add",
+    "Mul",
+    "Sigmoid",
+    "ReLU",
+    "Log",
+    "Exp",
+    "Sum",
+    "Mean",
+    "All",
+    "LT",
+    "EQ",
+    "IsClose",
+    "Permute",
+    "View",
+    "Copy",
+    "MatMul",
+    "Embedding",
+    "embedding",
+    "dropout_mask",
+    "apply_dropout_mask",
+    "zeros",
+    "ones",
+    "rand",
+    "_tensor",
+    "tensor",
+    "tensor_from_numpy",
+    "grad_central_difference",
+    "grad_check",
+]

@@ -1,0 +1,498 @@
+"""The `batch` verb: grade every submission of a folder, in parallel and resumably.
+
+Flow per submission: the client plans (cheap content hash, skip when the
+gradebook already holds a complete record for the same content, grader
+version, problems and seed), an executor task grades it and writes
+DIR/<name>/{junit.xml,results.json,report.html} atomically, then the client
+commits the gradebook record in one transaction. A kill at any instant leaves
+files that are at worst newer than the gradebook, which the next run regrades.
+
+The executor is any `concurrent.futures.Executor`: a thread pool locally (each
+problem already runs in its own child process) or a Dask cluster's executor.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from . import __version__
+from .baseline import DEFAULT_SEED
+from .gradebook import GRADEBOOK, Gradebook, GradedSubmission, SubmissionRow
+from .grade import GradeOptions, GradeResult, grade_submission
+from .intake import open_submission
+from .record import write_atomic, write_results
+from .score import failed_problem
+from .spec import load_problems
+
+RESULT_FILES = ("junit.xml", "results.json", "report.html")
+#: Files of DIR itself; no submission may be named like them.
+RESERVED = {"index.html", "grades.csv", GRADEBOOK, f"{GRADEBOOK}-wal", f"{GRADEBOOK}-shm"}
+LOCK_FILE = ".autograde-batch.lock"
+#: Link from a student's report back to the class report.
+INDEX_LINK = "../index.html"
+#: How long to try reaching a Dask scheduler before giving up.
+DASK_CONNECT_TIMEOUT = "15s"
+FAULT_MESSAGE = "not graded: the grader failed on this submission (course staff notified)"
+
+#: matplotlib's pyplot is not thread-safe: one report is drawn at a time per process.
+_RENDER_LOCK = threading.Lock()
+
+
+class BatchUsageError(Exception):
+    """The batch cannot start (bad folder, clashing names, unreachable scheduler, busy DIR)."""
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """How to run a batch."""
+
+    #: problem ids to grade (None: all)
+    problems: Optional[List[str]] = None
+    #: submissions graded at once (local thread pool size; ignored with a scheduler)
+    jobs: int = 1
+    #: problems of one submission graded at once (1 avoids oversubscribing cores)
+    problem_jobs: int = 1
+    #: grade everything again, even unchanged submissions
+    regrade: bool = False
+    #: Dask scheduler address (tcp://host:port); None grades locally
+    scheduler: Optional[str] = None
+    seed: int = DEFAULT_SEED
+    #: show a progress bar on stderr
+    progress: bool = True
+    #: grade even when the strong sandbox is unavailable (recorded in every result)
+    allow_weak_sandbox: bool = False
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One submission found in the submissions folder."""
+
+    #: entry name without .zip
+    name: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class GradeTask:
+    """Everything a worker needs to grade one submission (plain data: it pickles)."""
+
+    name: str
+    #: absolute path of the folder or zip (on the shared filesystem under Dask)
+    source: str
+    #: absolute batch output directory; the task writes <out_dir>/<name>/
+    out_dir: str
+    problems: Tuple[str, ...]
+    seed: int
+    problem_jobs: int
+    #: the client's content hash, used when grading fails before intake
+    content_hash: str
+    #: the client's grader version, used when grading fails before producing a result
+    grader_version: str
+
+
+@dataclass
+class BatchRun:
+    """What one `autograde batch` did."""
+
+    out_dir: Path
+    #: submissions graded (and recorded) by this run, in completion order
+    graded: List[GradedSubmission] = field(default_factory=list)
+    #: names skipped because their record is up to date
+    skipped: List[str] = field(default_factory=list)
+    #: entries of the folder that are neither folders nor .zip files
+    ignored: List[str] = field(default_factory=list)
+    #: things the TA should know (version mismatch on workers, ...)
+    warnings: List[str] = field(default_factory=list)
+    seconds: float = 0.0
+    #: the class report's content after the batch (reports.class_report.ClassView)
+    view: Any = None
+
+    @property
+    def faults(self) -> List[GradedSubmission]:
+        return [g for g in self.graded if g.status == "fault"]
+
+    @property
+    def errors(self) -> List[GradedSubmission]:
+        return [g for g in self.graded if g.status == "error"]
+
+
+def current_grader_version() -> str:
+    """The version string a GradeResult carries (package version + content hash)."""
+    from .assemble import grader_version
+
+    return f"{__version__}+{grader_version()}"
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+# --------------------------------------------------------------------- discovery
+
+
+def discover(submissions_dir: Path, out_dir: Optional[Path] = None) -> Tuple[List[Entry], List[str]]:
+    """(submissions, ignored entry names). Hidden entries and the output folder are skipped."""
+    if not submissions_dir.is_dir():
+        raise BatchUsageError(f"{submissions_dir} is not a folder")
+    out_resolved = out_dir.resolve() if out_dir else None
+    # absolute, but the entry itself is not resolved: intake refuses symlinked submissions
+    base = submissions_dir.resolve()
+    entries: Dict[str, Entry] = {}
+    ignored: List[str] = []
+    for item in sorted(submissions_dir.iterdir(), key=lambda p: p.name):
+        if item.name.startswith(".") or (out_resolved and item.resolve() == out_resolved):
+            continue
+        if item.is_dir():
+            name = item.name
+        elif item.name.lower().endswith(".zip"):
+            name = item.name[: -len(".zip")]
+        else:
+            ignored.append(item.name)
+            continue
+        if name in entries:
+            raise BatchUsageError(f"two entries are both named '{name}': {entries[name].path.name} and {item.name}")
+        if name in RESERVED or not name:
+            raise BatchUsageError(f"'{item.name}': a submission cannot be named '{name}' (reserved in the output folder)")
+        entries[name] = Entry(name, base / item.name)
+    return list(entries.values()), ignored
+
+
+def submission_hash(source: Path, wanted: Sequence[str]) -> str:
+    """Intake's content hash of `source` (the same definition: intake computes it)."""
+    with tempfile.TemporaryDirectory(prefix="autograde-hash-") as tmp:
+        return open_submission(source, Path(tmp), wanted).content_hash
+
+
+def outputs_complete(student_dir: Path, row: SubmissionRow) -> bool:
+    """All result files exist and results.json describes the recorded grade."""
+    if not all((student_dir / f).is_file() for f in RESULT_FILES):
+        return False
+    try:
+        doc = json.loads((student_dir / "results.json").read_text(encoding="utf-8"))
+        extra = doc["extra_data"]
+        return extra.get("content_hash") == row.content_hash and abs(float(doc["score"]) - row.score) < 1e-9
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def up_to_date(row: Optional[SubmissionRow], task: GradeTask) -> bool:
+    """The gradebook holds a complete, fault-free record of this exact grading."""
+    return (
+        row is not None
+        and row.status != "fault"
+        and row.content_hash == task.content_hash
+        and row.grader_version == task.grader_version
+        and row.problems == ",".join(task.problems)
+        and row.seed == task.seed
+        and outputs_complete(Path(task.out_dir) / task.name, row)
+    )
+
+
+def plan(entries: Sequence[Entry], book: Gradebook, options: BatchOptions, out_dir: Path) -> Tuple[List[GradeTask], List[str]]:
+    """(tasks to run, names skipped as up to date)."""
+    specs = load_problems(only=options.problems)
+    wanted = [s.swap.file for s in specs]
+    version = current_grader_version()
+    tasks: List[GradeTask] = []
+    skipped: List[str] = []
+    for entry in entries:
+        task = GradeTask(
+            name=entry.name, source=str(entry.path), out_dir=str(out_dir.resolve()),
+            problems=tuple(s.id for s in specs), seed=options.seed, problem_jobs=options.problem_jobs,
+            content_hash=submission_hash(entry.path, wanted), grader_version=version,
+        )
+        if not options.regrade and up_to_date(book.get(entry.name), task):
+            skipped.append(entry.name)
+        else:
+            tasks.append(task)
+    return tasks, skipped
+
+
+# ------------------------------------------------------------------- the task
+
+
+def fault_result(task: GradeTask, fault: str) -> GradeResult:
+    """A complete zero-score result for a submission the grader failed on."""
+    try:
+        problems = [failed_problem(s, FAULT_MESSAGE, fault=fault) for s in load_problems(only=list(task.problems))]
+    except Exception:  # the problem specs themselves are unusable
+        problems = []
+    return GradeResult(
+        submission=task.name, problems=problems, errors=[FAULT_MESSAGE],
+        grader_version=task.grader_version, seed=task.seed, content_hash=task.content_hash,
+    )
+
+
+def _remove_stale_temporaries(student_dir: Path) -> None:
+    """Temp files a killed run left behind (write_atomic's `.NAME.tmpPID`)."""
+    if student_dir.is_dir():
+        for stale in student_dir.glob(".*.tmp*"):
+            stale.unlink(missing_ok=True)
+
+
+def write_report(result: GradeResult, student_dir: Path) -> None:
+    """report.html, linking back to the class report, written atomically."""
+    from reports.render import render_submission
+
+    with _RENDER_LOCK:
+        html = render_submission(result, links={"index": INDEX_LINK})
+    write_atomic(student_dir / "report.html", html)
+
+
+def write_outputs(result: GradeResult, student_dir: Path) -> None:
+    """junit.xml, results.json, then report.html: each written atomically."""
+    _remove_stale_temporaries(student_dir)
+    write_results(result, student_dir)
+    write_report(result, student_dir)
+
+
+def _graded(task: GradeTask, result: GradeResult, started: float, fault: Optional[str]) -> GradedSubmission:
+    return GradedSubmission(
+        name=task.name, source=task.source, content_hash=result.content_hash or task.content_hash,
+        problems=",".join(task.problems), seed=task.seed,
+        grader_version=result.grader_version or task.grader_version, result=result,
+        fault=fault, started_at=started, finished_at=time.time(),
+    )
+
+
+def _write_or_fault(task: GradeTask, result: GradeResult) -> Optional[str]:
+    try:
+        write_outputs(result, Path(task.out_dir) / task.name)
+    except Exception as exc:
+        return f"writing the results failed: {type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
+    return None
+
+
+def grade_task(task: GradeTask) -> GradedSubmission:
+    """Grade one submission and write its files. Runs on a worker; never raises."""
+    started = time.time()
+    fault = None
+    try:
+        options = GradeOptions(problems=list(task.problems), jobs=task.problem_jobs, seed=task.seed)
+        result = grade_submission(Path(task.source), options, name=task.name)
+    except Exception as exc:  # a grader bug: this submission gets a fault row, the batch goes on
+        fault = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"
+        result = fault_result(task, fault)
+    fault = _write_or_fault(task, result) or fault
+    return _graded(task, result, started, fault)
+
+
+def task_failed(task: GradeTask, exc: BaseException, started: float) -> GradedSubmission:
+    """The task itself did not return (worker died, result lost): a fault, recorded by the client."""
+    fault = f"the grading task failed: {type(exc).__name__}: {exc}"
+    result = fault_result(task, fault)
+    _write_or_fault(task, result)
+    return _graded(task, result, started, fault)
+
+
+# ------------------------------------------------------------------ executors
+
+
+def _dask_client(address: str):
+    try:
+        from distributed import Client
+    except ImportError as exc:
+        raise BatchUsageError(
+            f"--scheduler needs Dask ({exc}); install it with: pip install 'minitorch-autograder[dask]'"
+        ) from None
+    try:
+        return Client(address, timeout=DASK_CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise BatchUsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+
+
+@contextmanager
+def executor_for(options: BatchOptions) -> Iterator[Executor]:
+    """A thread pool of `jobs` workers, or the executor of a Dask cluster."""
+    if options.scheduler:
+        client = _dask_client(options.scheduler)
+        try:
+            yield client.get_executor(pure=False)
+        finally:
+            client.close()
+        return
+    pool = ThreadPoolExecutor(max_workers=max(1, options.jobs), thread_name_prefix="autograde")
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
+def batch_lock(out_dir: Path) -> Iterator[None]:
+    """One batch (or report) at a time per output folder; released even on SIGKILL."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / LOCK_FILE, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BatchUsageError(f"another autograde batch or report is writing {out_dir}") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# ---------------------------------------------------------------------- the run
+
+
+class _Progress:
+    """tqdm bar with counts, ETA and the errors/faults so far."""
+
+    def __init__(self, total: int, enabled: bool):
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=total, desc="grading", unit="sub", file=sys.stderr, disable=not enabled,
+                        dynamic_ncols=True, smoothing=0.1, mininterval=0.5)
+        self.counts = {"errors": 0, "faults": 0}
+
+    def done(self, graded: GradedSubmission) -> None:
+        if graded.status == "error":
+            self.counts["errors"] += 1
+        elif graded.status == "fault":
+            self.counts["faults"] += 1
+        self.bar.set_postfix(self.counts, refresh=False)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _collect(executor: Executor, tasks: Sequence[GradeTask], book: Gradebook, run: BatchRun,
+             progress: _Progress, on_record: Optional[Callable[[GradedSubmission], None]]) -> None:
+    started = time.time()
+    futures: Dict[Future, GradeTask] = {executor.submit(grade_task, t): t for t in tasks}
+    try:
+        for future in as_completed(futures):
+            task = futures[future]
+            try:
+                graded = future.result()
+            except Exception as exc:  # the task did not return (worker lost, pickling, ...)
+                graded = task_failed(task, exc, started)
+            book.record(graded)
+            run.graded.append(graded)
+            progress.done(graded)
+            if on_record:
+                on_record(graded)
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+
+
+def _version_warning(run: BatchRun, version: str) -> None:
+    others = sorted({g.grader_version for g in run.graded if g.grader_version != version})
+    if others:
+        run.warnings.append(
+            f"workers graded with grader version(s) {', '.join(others)} but this client is {version}: "
+            "install the same version everywhere, or those submissions are regraded on every run"
+        )
+
+
+def require_sandbox(options: BatchOptions) -> None:
+    """Batch grading refuses a weak sandbox unless explicitly allowed (local `grade` only warns)."""
+    from . import sandbox
+
+    caps = sandbox.capabilities()
+    if caps.strong or options.scheduler:  # on a cluster the workers' machines decide; results record it
+        return
+    if not options.allow_weak_sandbox:
+        missing = "; ".join(caps.missing())
+        raise BatchUsageError(
+            f"the strong sandbox is unavailable here ({missing}); install what is missing, "
+            "or pass --allow-weak-sandbox to grade with fewer isolation layers (recorded in every result)"
+        )
+    sandbox.warn_if_weak()
+
+
+def run_batch(submissions_dir: Path, out_dir: Path, options: BatchOptions,
+              on_record: Optional[Callable[[GradedSubmission], None]] = None) -> BatchRun:
+    """Grade `submissions_dir` into `out_dir`; write gradebook, grades.csv and index.html."""
+    from reports.class_report import write_class_outputs
+
+    clock = time.monotonic()
+    load_problems(only=options.problems)  # unknown ids: a usage error before anything is written
+    require_sandbox(options)
+    entries, ignored = discover(submissions_dir, out_dir)
+    run = BatchRun(out_dir=out_dir, ignored=ignored)
+    with batch_lock(out_dir), Gradebook(out_dir / GRADEBOOK) as book:
+        tasks, run.skipped = plan(entries, book, options, out_dir)
+        if tasks:
+            progress = _Progress(len(tasks), options.progress)
+            try:
+                with executor_for(options) as executor:
+                    _collect(executor, tasks, book, run, progress, on_record)
+            finally:
+                progress.close()
+        _version_warning(run, current_grader_version())
+        run.view = write_class_outputs(out_dir, book)
+    run.seconds = round(time.monotonic() - clock, 3)
+    return run
+
+
+def rerender(out_dir: Path) -> int:
+    """`autograde report`: per-student reports, index.html and grades.csv from the gradebook."""
+    from reports.class_report import write_class_outputs
+
+    path = out_dir / GRADEBOOK
+    if not path.is_file():
+        raise BatchUsageError(f"{path} does not exist: run `autograde batch ... --out {out_dir}` first")
+    count = 0
+    with batch_lock(out_dir), Gradebook(path) as book:
+        for row in book.rows():
+            result = book.result(row.name)
+            if result is not None:
+                write_report(result, out_dir / row.name)
+                count += 1
+        write_class_outputs(out_dir, book)
+    return count
+
+
+# ------------------------------------------------------------------- summary
+
+#: Lines listing failures in the end-of-batch summary (it must fit one screen).
+SUMMARY_FAILURES = 8
+
+
+def summary_text(run: BatchRun) -> str:
+    """The one-screen summary printed at the end of a batch."""
+    view = run.view
+    rate = 60 * len(run.graded) / run.seconds if run.seconds and run.graded else 0.0
+    lines = [f"graded {len(run.graded)} submission(s) in {run.seconds:.1f} s ({rate:.1f}/min); "
+             f"{len(run.skipped)} unchanged, skipped"]
+    if run.ignored:
+        lines.append(f"ignored {len(run.ignored)} entr{'y' if len(run.ignored) == 1 else 'ies'} "
+                     f"(neither a folder nor a .zip): {', '.join(run.ignored[:5])}")
+    statuses = ", ".join(f"{k} {v}" for k, v in sorted(view.status_counts.items()))
+    lines.append(f"class of {len(view.students)}: mean {view.mean:.1f}, median {view.median:g} "
+                 f"out of {view.max_score:g} ({statuses or 'empty'})")
+    if view.problems:
+        lines.append("per problem (mean / max): " + "  ".join(f"{p.id} {p.mean:.1f}/{p.max_score:g}" for p in view.problems))
+    if view.misconceptions:
+        lines.append("top misconceptions: " + ", ".join(f"{m.id} ({m.count})" for m in view.misconceptions[:5]))
+    failures = run.faults + run.errors
+    if failures:
+        lines.append(f"did not run normally in this run: {len(run.faults)} grader fault(s), {len(run.errors)} error(s)")
+        for g in failures[:SUMMARY_FAILURES]:
+            lines.append(f"  {g.name} [{g.status}]: {(g.issues or ['?'])[0].splitlines()[0][:150]}")
+        if len(failures) > SUMMARY_FAILURES:
+            lines.append(f"  ... and {len(failures) - SUMMARY_FAILURES} more (see index.html)")
+    lines.extend(f"warning: {w}" for w in run.warnings)
+    out = run.out_dir
+    lines.append(f"wrote {out / 'index.html'}, {out / 'grades.csv'}, {out / GRADEBOOK}")
+    return "\n".join(lines)

@@ -1,0 +1,232 @@
+"""Sandbox layers for the probe child (CONTRACT: untrusted code never touches the grader).
+
+Strong mode (root with bubblewrap and setpriv), all layers at once:
+
+- a bubblewrap view holding only what the child needs, read-only: the Python
+  runtime with just numpy and typing_extensions (no torch or other autodiff
+  library), the problem's stack (its solution blocks stubbed), the harness,
+  the problem's probes, its inputs (no labels) and the one student file;
+  private size-limited tmpfs for /work and /tmp; new PID, network, IPC and
+  UTS namespaces; a cleared environment; it dies with its parent;
+- an unprivileged uid per worker slot (setpriv), so RLIMIT_NPROC bites
+  (it is ignored for root) and nothing outside the view is writable;
+- rlimits set by the `prlimit` binary (not preexec_fn: safe in threaded parents).
+
+Weak mode (no bubblewrap, or not root): rlimits only. Said once on stderr;
+batch grading refuses it unless told `--allow-weak-sandbox`; results record it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import sys
+import sysconfig
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Tuple
+
+#: uids handed to sandboxed children, one per concurrently running child
+UID_BASE = 61000
+UID_SLOTS = 64
+#: where slot locks live (shared by every grader process on the machine)
+SLOT_DIR = Path(os.environ.get("AUTOGRADE_SLOT_DIR", "/tmp/autograde-slots"))
+#: modules the sandboxed Python may import besides the standard library
+ALLOWED_PACKAGES = ("numpy", "numpy.libs", "typing_extensions.py")
+INSIDE = Path("/sandbox")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What this machine offers for isolation."""
+
+    bwrap: Optional[str]
+    setpriv: Optional[str]
+    prlimit: Optional[str]
+    is_root: bool
+
+    @property
+    def strong(self) -> bool:
+        return bool(self.bwrap and self.setpriv and self.prlimit and self.is_root) and not _forced_weak()
+
+    def missing(self) -> List[str]:
+        """The layers that are unavailable, in words."""
+        gaps = []
+        if not self.bwrap:
+            gaps.append("bubblewrap (apt-get install bubblewrap): no private filesystem view, network or PID namespace")
+        if not self.is_root:
+            gaps.append("root: cannot switch to an unprivileged uid per slot (no process-count limit)")
+        if not self.setpriv:
+            gaps.append("setpriv (util-linux): cannot drop to an unprivileged uid")
+        if not self.prlimit:
+            gaps.append("prlimit (util-linux): no CPU/memory/file limits")
+        if _forced_weak():
+            gaps.append("AUTOGRADE_WEAK_SANDBOX=1 is set")
+        return gaps
+
+
+def _forced_weak() -> bool:
+    return os.environ.get("AUTOGRADE_WEAK_SANDBOX") == "1"
+
+
+@lru_cache(maxsize=1)
+def capabilities() -> Capabilities:
+    return Capabilities(
+        bwrap=shutil.which("bwrap"),
+        setpriv=shutil.which("setpriv"),
+        prlimit=shutil.which("prlimit"),
+        is_root=os.geteuid() == 0,
+    )
+
+
+_warned = threading.Event()
+
+
+def warn_if_weak() -> None:
+    """Say once, clearly, which layers are missing (local use continues)."""
+    caps = capabilities()
+    if caps.strong or _warned.is_set():
+        return
+    _warned.set()
+    lines = "\n  - ".join(caps.missing())
+    print(f"autograde: WEAK SANDBOX: grading continues with fewer isolation layers:\n  - {lines}", file=sys.stderr)
+
+
+# ----------------------------------------------------------------- uid slots
+
+
+class UidSlot:
+    """An exclusive uid for one running child (file lock shared across grader processes)."""
+
+    def __init__(self) -> None:
+        self.uid: Optional[int] = None
+        self._handle = None
+
+    def __enter__(self) -> "UidSlot":
+        SLOT_DIR.mkdir(parents=True, exist_ok=True)
+        while self.uid is None:
+            for i in range(UID_SLOTS):
+                handle = open(SLOT_DIR / f"{UID_BASE + i}.lock", "a+")
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    handle.close()
+                    continue
+                self.uid, self._handle = UID_BASE + i, handle
+                break
+            else:
+                threading.Event().wait(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._handle is not None:
+            fcntl.flock(self._handle, fcntl.LOCK_UN)
+            self._handle.close()
+
+
+# ----------------------------------------------------------------- runtime view
+
+
+@lru_cache(maxsize=1)
+def runtime() -> Tuple[Path, Path, Path]:
+    """(prefix of this Python, its stdlib dir, its site-packages dir)."""
+    prefix = Path(sys.base_prefix).resolve()
+    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
+    import numpy  # the child's one third-party dependency
+
+    site = Path(numpy.__file__).resolve().parent.parent
+    return prefix, stdlib, site
+
+
+@dataclass
+class View:
+    """Paths as the child sees them, and the bwrap arguments that make them so."""
+
+    args: List[str] = field(default_factory=list)
+    made: set = field(default_factory=set)
+
+    def parents(self, dest: Path) -> None:
+        """Create `dest`'s missing parent directories world-traversable (bwrap's default is 0700)."""
+        for parent in reversed(dest.parents):
+            if str(parent) == "/" or parent in self.made:
+                continue
+            self.made.add(parent)
+            if not Path(parent).exists() or not parent.is_relative_to("/usr"):
+                self.args += ["--perms", "0755", "--dir", str(parent)]
+
+    def ro(self, source: Path, dest: Path) -> None:
+        self.parents(dest)
+        self.args += ["--ro-bind", str(source), str(dest)]
+
+
+def bwrap_command(
+    mapping: Dict[str, Path], uid: int, limits_tmp_mib: int, program: Optional[List[str]] = None
+) -> Tuple[List[str], List[str]]:
+    """The bubblewrap + setpriv command running `python -s -P harness` inside the view,
+    and the extra import paths the child needs.
+
+    `mapping` gives the host path of every inside path under /sandbox; `program`
+    replaces the harness's arguments (the benchmark runs `-c "import numpy"`).
+    """
+    python = os.path.realpath(sys.executable)
+    extra: List[str] = []
+    prefix, stdlib, site = runtime()
+    caps = capabilities()
+    view = View()
+    view.args += [caps.bwrap, "--die-with-parent", "--new-session",
+                  "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+                  "--clearenv", "--hostname", "sandbox"]
+    view.ro(Path("/usr"), Path("/usr"))
+    for link in ("lib", "lib64", "bin", "sbin"):
+        if Path("/" + link).is_symlink():
+            view.args += ["--symlink", os.readlink("/" + link), "/" + link]
+        elif Path("/" + link).is_dir():
+            view.ro(Path("/" + link), Path("/" + link))
+    view.args += ["--proc", "/proc", "--dev", "/dev"]
+    # the interpreter and its standard library, with an empty site-packages holding only what probes need
+    view.ro(prefix, prefix)
+    if site.is_relative_to(prefix):
+        view.args += ["--tmpfs", str(site)]
+        for name in ALLOWED_PACKAGES:
+            if (site / name).exists():
+                view.ro(site / name, site / name)
+        view.args += ["--remount-ro", str(site)]
+    else:
+        view.args += ["--tmpfs", "/sandbox-site"]
+        for name in ALLOWED_PACKAGES:
+            if (site / name).exists():
+                view.ro(site / name, Path("/sandbox-site") / name)
+        view.args += ["--remount-ro", "/sandbox-site"]
+        extra.append("/sandbox-site")
+    for inside, host in mapping.items():
+        view.ro(host, INSIDE / inside)
+    size = str(limits_tmp_mib * 1024 * 1024)
+    view.args += ["--perms", "1777", "--size", size, "--tmpfs", "/work",
+                  "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
+                  "--chdir", "/work"]
+    for key, value in child_environment("/work").items():
+        view.args += ["--setenv", key, value]
+    view.args += [
+        "--", caps.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+        "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+        python, "-s", "-P", *(program or [str(INSIDE / "child" / "harness.py")]),
+    ]
+    return view.args, extra
+
+
+def child_environment(home: str) -> Dict[str, str]:
+    """The whole environment of a child: nothing inherited from the grader."""
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": home,
+        "TMPDIR": home,
+        "LANG": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }

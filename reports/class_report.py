@@ -1,0 +1,216 @@
+"""The class report (DIR/index.html) and grades.csv, built from the gradebook alone."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Dict, List, Optional
+from urllib.parse import quote
+
+from graders.gradebook import Gradebook, grades_csv
+from graders.record import write_atomic
+
+from .render import environment, explain
+
+#: Submissions listed as examples of a misconception.
+EXAMPLES = 5
+#: Submissions listed as the slowest.
+SLOWEST = 10
+
+
+@dataclass
+class StudentLine:
+    """One submission as the class report shows it."""
+
+    name: str
+    #: graded, error or fault (see graders.gradebook.STATUSES)
+    status: str
+    score: float
+    max_score: float
+    #: problem id -> score
+    problems: Dict[str, float]
+    #: wall-clock seconds grading took
+    seconds: float
+    #: the first issue (crash, missing file, fault), '' when it ran normally
+    error: str
+    #: link to its report relative to index.html; None when the file does not exist
+    report: Optional[str]
+    #: misconception ids found in it
+    misconceptions: List[str] = field(default_factory=list)
+
+
+@dataclass
+class ProblemStats:
+    """Score distribution of one problem over the class."""
+
+    id: str
+    title: str
+    max_score: float
+    scores: List[float]
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(self.scores) if self.scores else 0.0
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.scores) if self.scores else 0.0
+
+
+@dataclass
+class TestRate:
+    """How many submissions passed one hidden test."""
+
+    problem: str
+    test: str
+    title: str
+    kind: str
+    passed: int
+    total: int
+
+    @property
+    def rate(self) -> float:
+        return self.passed / self.total if self.total else 0.0
+
+
+@dataclass
+class MisconceptionLine:
+    """One misconception: how many submissions show it, and a few of them."""
+
+    id: str
+    title: str
+    count: int
+    examples: List[StudentLine]
+
+
+@dataclass
+class ClassView:
+    """Everything index.html shows, computed from the gradebook."""
+
+    students: List[StudentLine]
+    problems: List[ProblemStats]
+    tests: List[TestRate]
+    misconceptions: List[MisconceptionLine]
+    #: grader versions that produced the records
+    grader_versions: List[str]
+    #: ISO 8601 UTC time of rendering
+    generated_at: str
+
+    @property
+    def scores(self) -> List[float]:
+        return [s.score for s in self.students]
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(self.scores) if self.students else 0.0
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.scores) if self.students else 0.0
+
+    @property
+    def max_score(self) -> float:
+        """The most common maximum (every record has the same one unless problems changed)."""
+        counts = Counter(s.max_score for s in self.students)
+        return counts.most_common(1)[0][0] if counts else 0.0
+
+    @property
+    def status_counts(self) -> Dict[str, int]:
+        return dict(Counter(s.status for s in self.students))
+
+    @property
+    def failures(self) -> List[StudentLine]:
+        return [s for s in self.students if s.status != "graded"]
+
+    @property
+    def slowest(self) -> List[StudentLine]:
+        return sorted(self.students, key=lambda s: -s.seconds)[:SLOWEST]
+
+
+def report_link(out_dir: Path, name: str) -> Optional[str]:
+    """`<name>/report.html`, URL-quoted, when that file exists."""
+    return f"{quote(name)}/report.html" if (out_dir / name / "report.html").is_file() else None
+
+
+def _students(book: Gradebook, out_dir: Path) -> List[StudentLine]:
+    problems: Dict[str, Dict[str, float]] = {}
+    for r in book.query("SELECT name, problem, score FROM problem_scores ORDER BY position"):
+        problems.setdefault(r["name"], {})[r["problem"]] = r["score"]
+    found: Dict[str, List[str]] = {}
+    for r in book.query("SELECT DISTINCT name, misconception FROM misconceptions ORDER BY misconception"):
+        found.setdefault(r["name"], []).append(r["misconception"])
+    return [
+        StudentLine(row.name, row.status, row.score, row.max_score, problems.get(row.name, {}), row.seconds,
+                    row.error.splitlines()[0] if row.error else "", report_link(out_dir, row.name),
+                    found.get(row.name, []))
+        for row in book.rows()
+    ]
+
+
+def _problems(book: Gradebook) -> List[ProblemStats]:
+    rows = book.query(
+        "SELECT problem, MIN(position) AS pos, MAX(title) AS title, MAX(max_score) AS top "
+        "FROM problem_scores GROUP BY problem ORDER BY pos, problem"
+    )
+    stats = []
+    for r in rows:
+        scores = [s["score"] for s in book.query("SELECT score FROM problem_scores WHERE problem = ?", (r["problem"],))]
+        stats.append(ProblemStats(r["problem"], r["title"], r["top"], scores))
+    return stats
+
+
+def _tests(book: Gradebook) -> List[TestRate]:
+    rows = book.query(
+        "SELECT t.problem, t.test, MAX(t.title) AS title, MAX(t.kind) AS kind, SUM(t.passed) AS passed, "
+        "COUNT(*) AS total, MIN(p.position) AS ppos, MIN(t.position) AS tpos "
+        "FROM test_scores t JOIN problem_scores p ON p.name = t.name AND p.problem = t.problem "
+        "GROUP BY t.problem, t.test ORDER BY ppos, t.problem, tpos, t.test"
+    )
+    return [TestRate(r["problem"], r["test"], r["title"], r["kind"], r["passed"], r["total"]) for r in rows]
+
+
+def _misconceptions(students: List[StudentLine]) -> List[MisconceptionLine]:
+    by_id: Dict[str, List[StudentLine]] = {}
+    for s in students:
+        for m in s.misconceptions:
+            by_id.setdefault(m, []).append(s)
+    lines = [MisconceptionLine(m, explain(m).title, len(who), who[:EXAMPLES]) for m, who in by_id.items()]
+    return sorted(lines, key=lambda m: (-m.count, m.id))
+
+
+def class_view(book: Gradebook, out_dir: Path) -> ClassView:
+    """The class report's content, from the gradebook rows of `out_dir`."""
+    students = _students(book, out_dir)
+    versions = sorted({r["grader_version"] for r in book.query("SELECT DISTINCT grader_version FROM submissions")})
+    return ClassView(
+        students=students, problems=_problems(book), tests=_tests(book),
+        misconceptions=_misconceptions(students), grader_versions=versions,
+        generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
+
+
+def _figures(view: ClassView) -> Dict[str, str]:
+    from .class_figures import problem_distributions, score_histogram
+
+    if not view.students:
+        return {}
+    figures = {"histogram": score_histogram(view.scores, view.max_score)}
+    if view.problems:
+        figures["problems"] = problem_distributions([(p.id, p.scores, p.max_score) for p in view.problems])
+    return figures
+
+
+def render_class(view: ClassView) -> str:
+    """index.html: self-contained (figures inline, no external resource)."""
+    return environment().get_template("class.html").render(view=view, figures=_figures(view))
+
+
+def write_class_outputs(out_dir: Path, book: Gradebook) -> ClassView:
+    """DIR/index.html and DIR/grades.csv from the gradebook, each written atomically."""
+    view = class_view(book, out_dir)
+    write_atomic(out_dir / "grades.csv", grades_csv(book))
+    write_atomic(out_dir / "index.html", render_class(view))
+    return view

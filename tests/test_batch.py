@@ -1,0 +1,372 @@
+"""`autograde batch` / `autograde report`: a small class graded end to end, resume,
+crashes and faults, grades.csv, the class report, and SIGKILL at any moment."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from click.testing import CliRunner
+
+import classbuilder as cb
+from conftest import ROOT
+from graders import batch as batch_module
+from graders.batch import BatchOptions, run_batch
+from graders.cli import main
+from graders.gradebook import Gradebook
+from graders.spec import load_problems
+
+PROBLEM = "autodiff"
+CLASS = {
+    "alice": cb.reference,
+    "bob": cb.template,
+    "carol": cb.fanout_overwrite,
+    "dave": cb.crash_at_import,
+    "erin": cb.zipped(cb.reference),
+    "frank": cb.not_reversed,
+}
+
+
+def options(**kw) -> BatchOptions:
+    return BatchOptions(**{"problems": [PROBLEM], "jobs": 2, "progress": False, **kw})
+
+
+def rows(out: Path) -> dict:
+    with Gradebook(out / "gradebook.sqlite") as book:
+        return {r.name: r for r in book.rows()}
+
+
+@pytest.fixture(scope="session")
+def graded_class(tmp_path_factory):
+    """CLASS (plus a hidden folder and a stray file) graded once; shared read-only by the tests."""
+    root = tmp_path_factory.mktemp("batch")
+    subs = cb.make_class(root / "subs", CLASS)
+    cb.reference(subs / ".hidden")
+    (subs / "notes.txt").write_text("not a submission")
+    out = root / "out"
+    files_at_commit = {}
+
+    def on_record(graded):
+        student = out / graded.name
+        files_at_commit[graded.name] = all((student / f).is_file() for f in batch_module.RESULT_FILES)
+
+    run = run_batch(subs, out, options(), on_record=on_record)
+    return subs, out, run, files_at_commit
+
+
+def test_every_entry_is_one_submission_graded_once(graded_class):
+    subs, out, run, files_at_commit = graded_class
+    assert sorted(g.name for g in run.graded) == sorted(CLASS)
+    assert run.ignored == ["notes.txt"] and not run.skipped
+    assert set(rows(out)) == set(CLASS)
+    for name in CLASS:
+        for f in ("results.json", "report.html", "junit.xml"):
+            assert (out / name / f).is_file(), (name, f)
+    # files are on disk before the gradebook commit
+    assert files_at_commit == {name: True for name in CLASS}
+    with closing(sqlite3.connect(out / "gradebook.sqlite")) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_scores_and_misconceptions(graded_class):
+    _, out, _, _ = graded_class
+    book = rows(out)
+    maximum = sum(t.points for t in load_problems(only=[PROBLEM])[0].tests)
+    for name in ("alice", "erin"):
+        assert book[name].score == book[name].max_score == maximum, book[name]
+        assert book[name].status == "graded"
+    assert book["bob"].score == 0 and book["bob"].status == "graded"
+    assert 0 <= book["carol"].score < maximum and book["carol"].status == "graded"
+    found = json.loads((out / "carol" / "results.json").read_text())["extra_data"]["misconceptions"]
+    assert "no-fanout-accumulation" in found, found
+    # a wrong order must be judged (not a grader fault), whatever misconception it is matched to
+    assert 0 <= book["frank"].score < maximum and book["frank"].status == "graded", book["frank"].error
+    results = json.loads((out / "alice" / "results.json").read_text())
+    assert results["score"] == maximum and results["extra_data"]["content_hash"] == book["alice"].content_hash
+
+
+def test_crashing_submission_still_gets_a_row_with_a_clear_error(graded_class):
+    _, out, run, _ = graded_class
+    dave = rows(out)["dave"]
+    assert dave.status == "error" and dave.score == 0
+    assert "exited early with code 1" in dave.error, dave.error
+    assert "exited early" in (out / "dave" / "report.html").read_text()
+    assert [g.name for g in run.errors] == ["dave"] and not run.faults
+
+
+def test_grades_csv_has_one_row_per_student(graded_class):
+    _, out, _, _ = graded_class
+    with open(out / "grades.csv", newline="") as handle:
+        table = list(csv.DictReader(handle))
+    assert list(table[0]) == ["student", "total", "max_total", PROBLEM, "status"]
+    assert [r["student"] for r in table] == sorted(CLASS)
+    book = rows(out)
+    for r in table:
+        assert float(r["total"]) == book[r["student"]].score == float(r[PROBLEM])
+        assert float(r["max_total"]) == book[r["student"]].max_score
+        assert r["status"] == book[r["student"]].status
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links, self.sources = [], []
+
+    def handle_starttag(self, tag, attrs):
+        for key, value in attrs:
+            if key in ("href", "xlink:href") and value:
+                self.links.append(value)
+            if key == "src" and value:
+                self.sources.append(value)
+
+
+def _links(path: Path) -> list:
+    parser = _Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    assert not parser.sources, f"{path} loads {parser.sources}"
+    return parser.links
+
+
+def _assert_links_resolve(page: Path) -> list:
+    files = []
+    for link in _links(page):
+        parts = urlsplit(link)
+        assert not parts.scheme and not parts.netloc, f"{page.name} links outside: {link}"
+        if parts.path:
+            target = (page.parent / unquote(parts.path)).resolve()
+            assert target.is_file(), f"{page.name}: {link} does not exist"
+            files.append(target)
+    return files
+
+
+def test_class_report_is_self_contained_and_links_every_report(graded_class):
+    _, out, _, _ = graded_class
+    index = out / "index.html"
+    html = index.read_text(encoding="utf-8")
+    targets = _assert_links_resolve(index)
+    for name in CLASS:
+        assert (out / name / "report.html").resolve() in targets, name
+        assert _assert_links_resolve(out / name / "report.html") == [index.resolve()]
+    assert html.count("<svg") >= 2  # score histogram + per-problem distributions
+    assert "no-fanout-accumulation" in html and 'href="carol/report.html#misconception-no-fanout-accumulation"' in html
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "").replace(
+        'xmlns:xlink="http://www.w3.org/1999/xlink"', "").replace('"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd"', "")
+    assert "https://" not in html
+
+
+def test_report_command_rerenders_without_regrading(graded_class, tmp_path, monkeypatch):
+    _, out, _, _ = graded_class
+    copy = tmp_path / "out"
+    shutil.copytree(out, copy)
+    (copy / "index.html").unlink()
+    (copy / "grades.csv").unlink()
+    (copy / "carol" / "report.html").write_text("stale")
+    before = {n: r.recorded_at for n, r in rows(copy).items()}
+    monkeypatch.setattr(batch_module, "grade_submission", lambda *a, **k: pytest.fail("regraded"))
+    result = CliRunner().invoke(main, ["report", str(copy)])
+    assert result.exit_code == 0, result.output
+    assert "no-fanout-accumulation" in (copy / "carol" / "report.html").read_text()
+    assert (copy / "grades.csv").read_text() == (out / "grades.csv").read_text()
+    assert {n: r.recorded_at for n, r in rows(copy).items()} == before
+    _assert_links_resolve(copy / "index.html")
+    assert CliRunner().invoke(main, ["report", str(tmp_path)]).exit_code == 2  # no gradebook there
+
+
+def test_resume_skips_unchanged_regrades_changed_and_regrade_forces(graded_class, tmp_path):
+    subs, out, _, _ = graded_class
+    subs2, out2 = tmp_path / "subs", tmp_path / "out"
+    shutil.copytree(subs, subs2)
+    shutil.copytree(out, out2)
+    again = run_batch(subs2, out2, options())
+    assert again.graded == [] and sorted(again.skipped) == sorted(CLASS)
+
+    cb.reference(subs2 / "carol")  # carol fixes her bug
+    (out2 / "bob" / "report.html").unlink()  # a lost file also means "grade again"
+    changed = run_batch(subs2, out2, options())
+    assert sorted(g.name for g in changed.graded) == ["bob", "carol"]
+    book = rows(out2)
+    assert book["carol"].score == book["carol"].max_score
+    assert not (out2 / "carol" / "report.html").read_text().count("no-fanout-accumulation")
+
+    forced = run_batch(subs2, out2, options(regrade=True))
+    assert sorted(g.name for g in forced.graded) == sorted(CLASS) and not forced.skipped
+    assert len(rows(out2)) == len(CLASS)
+
+
+def test_grader_fault_gives_a_fault_row_and_exit_code_1(tmp_path, monkeypatch):
+    subs = cb.make_class(tmp_path / "subs", {"good": cb.reference, "unlucky": cb.reference})
+    real = batch_module.grade_submission
+
+    def flaky(source, opts, name=None):
+        if name == "unlucky":
+            raise RuntimeError("grader bug")
+        return real(source, opts, name=name)
+
+    monkeypatch.setattr(batch_module, "grade_submission", flaky)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["batch", str(subs), "--out", str(out), "--problems", "network",
+                                       "--jobs", "2", "--no-progress"])
+    assert result.exit_code == 1, result.output
+    book = rows(out)
+    assert book["unlucky"].status == "fault" and "RuntimeError: grader bug" in book["unlucky"].error
+    assert book["good"].status == "graded" and book["good"].score == book["good"].max_score
+    assert (out / "unlucky" / "report.html").is_file()
+    assert "unlucky [fault]" in result.output
+    # a fault is always retried: the next run grades it again (and succeeds)
+    monkeypatch.setattr(batch_module, "grade_submission", real)
+    again = run_batch(subs, out, BatchOptions(problems=["network"], progress=False))
+    assert [g.name for g in again.graded] == ["unlucky"] and rows(out)["unlucky"].status == "graded"
+
+
+def test_usage_errors_exit_2(tmp_path):
+    runner = CliRunner()
+    subs = tmp_path / "subs"
+    (subs / "alice").mkdir(parents=True)
+    (subs / "alice.zip").write_bytes(b"PK")
+    out = tmp_path / "out"
+    clash = runner.invoke(main, ["batch", str(subs), "--out", str(out)])
+    assert clash.exit_code == 2 and "alice" in clash.output
+    (subs / "alice.zip").unlink()
+    unknown = runner.invoke(main, ["batch", str(subs), "--out", str(out), "--problems", "nope"])
+    assert unknown.exit_code == 2 and "nope" in unknown.output and not out.exists()
+    assert runner.invoke(main, ["batch", str(tmp_path / "missing"), "--out", str(out)]).exit_code == 2
+    assert runner.invoke(main, ["batch", str(subs)]).exit_code == 2  # --out is required
+    with batch_module.batch_lock(out):
+        busy = runner.invoke(main, ["batch", str(subs), "--out", str(out)])
+    assert busy.exit_code == 2 and "another autograde batch" in busy.output
+
+
+# ------------------------------------------------------------ SIGKILL, exactly once
+
+KILL_PROBLEM = "network"
+KILL_CLASS = {
+    **{f"ref{i}": cb.reference for i in range(4)},
+    "blank0": cb.template,
+    "blank1": cb.zipped(cb.template),
+    "broken0": cb.sentiment_syntax_error,
+    "ref_zip": cb.zipped(cb.reference),
+}
+
+
+def _batch_command(subs: Path, out: Path) -> list:
+    return [sys.executable, "-m", "graders", "batch", str(subs), "--out", str(out),
+            "--problems", KILL_PROBLEM, "--jobs", "2", "--no-progress"]
+
+
+def _recorded(out: Path) -> int:
+    if not (out / "gradebook.sqlite").is_file():
+        return 0
+    try:
+        with closing(sqlite3.connect(out / "gradebook.sqlite", timeout=5)) as db:
+            return db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+    except sqlite3.OperationalError:  # the schema is not committed yet
+        return 0
+
+
+def _assert_consistent(out: Path, names, complete: bool) -> None:
+    """No half records, no duplicates; files agree with the gradebook."""
+    tests = len(load_problems(only=[KILL_PROBLEM])[0].tests)
+    with closing(sqlite3.connect(out / "gradebook.sqlite")) as db:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not complete and "submissions" not in tables:
+            return  # killed while the schema was being created: that transaction never happened
+        recorded = [r[0] for r in db.execute("SELECT name FROM submissions")]
+        assert len(recorded) == len(set(recorded))
+        assert set(recorded) <= set(names)
+        if complete:
+            assert sorted(recorded) == sorted(names)
+        for name in recorded:
+            assert db.execute("SELECT COUNT(*) FROM problem_scores WHERE name = ?", (name,)).fetchone()[0] == 1
+            assert db.execute("SELECT COUNT(*) FROM test_scores WHERE name = ?", (name,)).fetchone()[0] == tests
+            score, content_hash = db.execute(
+                "SELECT score, content_hash FROM submissions WHERE name = ?", (name,)).fetchone()
+            assert db.execute("SELECT SUM(score) FROM test_scores WHERE name = ?", (name,)).fetchone()[0] == pytest.approx(score)
+            doc = json.loads((out / name / "results.json").read_text())
+            assert doc["score"] == pytest.approx(score) and doc["extra_data"]["content_hash"] == content_hash
+        for table in ("problem_scores", "test_scores", "misconceptions"):
+            orphans = db.execute(f"SELECT COUNT(*) FROM {table} WHERE name NOT IN (SELECT name FROM submissions)")
+            assert orphans.fetchone()[0] == 0, table
+
+
+def _kill_when(proc: subprocess.Popen, out: Path, rows_at_least: int, delay: float) -> None:
+    deadline = time.monotonic() + 60
+    while _recorded(out) < rows_at_least and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(delay)
+    proc.kill()  # SIGKILL
+    proc.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_moments_then_rerun_grades_each_exactly_once(tmp_path):
+    subs = cb.make_class(tmp_path / "subs", KILL_CLASS)
+    out = tmp_path / "out"
+    seed = random.randrange(1 << 30)
+    rng = random.Random(seed)
+    # during start-up / the first gradings, then mid-batch twice (the run may also have finished)
+    for rows_at_least, delay in ((0, rng.uniform(0.0, 2.5)), (2, rng.uniform(0.0, 0.6)), (5, rng.uniform(0.0, 0.4))):
+        proc = subprocess.Popen(_batch_command(subs, out), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _kill_when(proc, out, rows_at_least, delay)
+        if (out / "gradebook.sqlite").exists():
+            _assert_consistent(out, KILL_CLASS, complete=False)
+    before = _recorded(out)
+    final = subprocess.run(_batch_command(subs, out), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert final.returncode == 0, (seed, final.stdout, final.stderr)
+    # exactly the submissions without a record are graded again; recorded ones are not
+    assert f"graded {len(KILL_CLASS) - before} submission(s)" in final.stdout, (seed, final.stdout)
+    assert f"{before} unchanged" in final.stdout, (seed, final.stdout)
+    _assert_consistent(out, KILL_CLASS, complete=True)
+    book = rows(out)
+    for name, row in book.items():
+        expected = row.max_score if name.startswith("ref") else 0.0
+        assert row.score == expected, (seed, name, row)
+    assert book["broken0"].status == "error" and "SyntaxError" in book["broken0"].error
+    assert not list(out.glob("*/.*.tmp*")), "temporary files left behind"
+    again = subprocess.run(_batch_command(subs, out), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert "graded 0 submission(s)" in again.stdout and f"{len(KILL_CLASS)} unchanged" in again.stdout
+
+
+KILL_IN_TRANSACTION = """
+import os, signal, sys
+from graders import gradebook
+from graders.cli import main
+original = gradebook.Gradebook._insert_scores
+calls = []
+def insert_then_die(db, name, result):
+    original(db, name, result)
+    calls.append(name)
+    if len(calls) == 2:
+        print("KILLING", name, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+gradebook.Gradebook._insert_scores = staticmethod(insert_then_die)
+main(sys.argv[1:])
+"""
+
+
+def test_sigkill_inside_the_commit_leaves_no_half_record(tmp_path):
+    subs = cb.make_class(tmp_path / "subs", {"a": cb.reference, "b": cb.template, "c": cb.reference})
+    out = tmp_path / "out"
+    args = _batch_command(subs, out)[3:]
+    killed = subprocess.run([sys.executable, "-c", KILL_IN_TRANSACTION, *args], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    victim = killed.stdout.split("KILLING", 1)[1].split()[0]
+    assert (out / victim / "results.json").is_file()  # its files were written before the commit
+    assert victim not in rows(out) and len(rows(out)) == 1  # ... but no trace of it in the gradebook
+    _assert_consistent(out, ["a", "b", "c"], complete=False)
+    final = subprocess.run(_batch_command(subs, out), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert final.returncode == 0, final.stderr
+    assert "graded 2 submission(s)" in final.stdout and "1 unchanged" in final.stdout
+    _assert_consistent(out, ["a", "b", "c"], complete=True)
