@@ -19,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence
 
-from . import paths
+from . import paths, sandbox
 from .make_template import _walk
 from .spec import ProblemSpec, load_problems
 from .template import strip_file
@@ -87,8 +87,38 @@ def stack_for(problem: Optional[ProblemSpec]) -> Path:
             tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
             shutil.rmtree(tmp, ignore_errors=True)
             _copy_stack(tmp, problem.id if problem else None, load_problems())
+            sandbox.make_readable(tmp)
             tmp.rename(dest)
     return dest
+
+
+def _cached_copy(name: str, build) -> Path:
+    """A world-readable directory built once per grader version by `build(tmp_dir)`."""
+    dest = cache_root() / name
+    if dest.is_dir():
+        return dest
+    with locked(cache_root() / "locks" / name.replace("/", "-")):
+        if not dest.is_dir():
+            tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
+            shutil.rmtree(tmp, ignore_errors=True)
+            tmp.mkdir(parents=True)
+            build(tmp)
+            sandbox.make_readable(tmp)
+            tmp.rename(dest)
+    return dest
+
+
+def child_dir() -> Path:
+    """The harness, probekit and compat modules, copied where the sandbox may read them."""
+    source = Path(__file__).resolve().parent / "child"
+    return _cached_copy("child", lambda tmp: shutil.copytree(source, tmp, dirs_exist_ok=True,
+                                                             ignore=shutil.ignore_patterns("__pycache__")))
+
+
+def probes_file(problem: ProblemSpec) -> Path:
+    """The problem's probes.py, copied where the sandbox may read it (nothing else of the folder)."""
+    folder = _cached_copy(f"probes/{problem.id}", lambda tmp: shutil.copyfile(problem.folder / "probes.py", tmp / "probes.py"))
+    return folder / "probes.py"
 
 
 @dataclass(frozen=True)

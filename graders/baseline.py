@@ -11,12 +11,13 @@ import importlib.util
 import json
 import os
 import shutil
+import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from . import paths
-from .assemble import cache_root, locked, mutant_files, stack_for, swap_for
+from . import paths, sandbox
+from .assemble import cache_root, child_dir, locked, mutant_files, probes_file, stack_for, swap_for
 from .probe import ChildConfig, ChildLimits, ChildRun, ProbeOutcome, run_child
 from .spec import ProblemSpec
 
@@ -68,6 +69,7 @@ def inputs_dir(problem: ProblemSpec) -> Optional[Path]:
             shutil.rmtree(tmp, ignore_errors=True)
             tmp.mkdir(parents=True)
             hooks.prepare_inputs(tmp)
+            sandbox.make_readable(tmp)
             tmp.rename(dest)
     return dest
 
@@ -78,11 +80,12 @@ def child_config(problem: ProblemSpec, workdir: Path, seed: int, student_file: O
     return ChildConfig(
         workdir=workdir,
         stack=stack_for(problem if student_file is not None else None),
-        probes_file=problem.folder / "probes.py",
+        probes_file=probes_file(problem),
         probes=list(dict.fromkeys(t.probe for t in problem.tests)),
         seed=seed,
         inputs_dir=inputs_dir(problem),
         swap=swap,
+        child_dir=child_dir(),
     )
 
 
@@ -140,9 +143,10 @@ def mutant_source(problem: ProblemSpec, path: Path) -> Path:
     dest = cache_root() / "mutants" / problem.id / path.name
     dest.parent.mkdir(parents=True, exist_ok=True)
     if not dest.is_file() or dest.read_text(encoding="utf-8") != composed:
-        tmp = dest.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(composed, encoding="utf-8")
-        tmp.replace(dest)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=dest.parent, suffix=".tmp", delete=False) as tmp:
+            tmp.write(composed)
+        sandbox.make_readable(Path(tmp.name))
+        os.replace(tmp.name, dest)  # unique temp name: threads and processes may race here
     return dest
 
 
@@ -151,5 +155,8 @@ def mutant_runs(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> List[Tuple[st
     runs = []
     for path in mutant_files(problem):
         source = mutant_source(problem, path)
-        runs.append((path.stem, misconception_of(path), _cached_run(problem, f"mutant-{path.stem}", seed, source)))
+        run = _cached_run(problem, f"mutant-{path.stem}", seed, source)
+        if run.load_error or run.fault:
+            raise GraderFault(f"mutant {path} of problem '{problem.id}' did not run: {run.load_error or run.fault}")
+        runs.append((path.stem, misconception_of(path), run))
     return runs

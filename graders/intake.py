@@ -265,6 +265,7 @@ def open_submission(source: Path, workspace: Path, wanted: Iterable[str], name: 
         staged = workspace / "files" / path
         staged.parent.mkdir(parents=True, exist_ok=True)
         staged.write_text(text, encoding="utf-8")
+        staged.chmod(0o644)  # read by the sandbox's unprivileged uid, whatever the umask
         record.staged = staged
     submission.content_hash = digest.hexdigest()
     return submission

@@ -25,9 +25,8 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from . import sandbox
 
-HARNESS = Path(__file__).resolve().parent / "child" / "harness.py"
-PROBEKIT = Path(__file__).resolve().parent / "child"
-COMPAT = Path(__file__).resolve().parent / "child" / "compat"
+#: the child-side code (harness.py, probekit.py, compat/) in the repository
+CHILD_DIR = Path(__file__).resolve().parent / "child"
 
 #: Most bytes read from a child's result channel; beyond it the child is killed.
 CHANNEL_CAP = 64 * 1024 * 1024
@@ -113,6 +112,8 @@ class ChildConfig:
     inputs_dir: Optional[Path] = None
     #: None for a reference run; else student_file, module, symbols, inject, display_path
     swap: Optional[Dict[str, Any]] = None
+    #: the child-side code (harness, probekit, compat); a world-readable copy in the cache when sandboxed
+    child_dir: Path = CHILD_DIR
 
 
 def _limits(limits: ChildLimits, strong: bool) -> List[str]:
@@ -176,15 +177,15 @@ class _Attempt:
         payload: Dict[str, Any] = {"fd": write_fd, "nonce": self.nonce, "probes": self.probes, "seed": config.seed}
         if uid is None:
             payload.update(
-                paths=[str(config.stack), str(PROBEKIT), str(COMPAT)],
+                paths=[str(config.stack), str(config.child_dir), str(config.child_dir / "compat")],
                 workdir=str(workdir),
                 probes_file=str(config.probes_file),
                 inputs_dir=str(config.inputs_dir) if config.inputs_dir else None,
                 swap=config.swap,
             )
-            command = _limits(self.limits, False) + [sys.executable, "-s", "-P", str(HARNESS)]
+            command = _limits(self.limits, False) + [sys.executable, "-s", "-P", str(config.child_dir / "harness.py")]
             return command, payload, sandbox.child_environment(str(workdir))
-        mapping = {"stack": config.stack, "child": PROBEKIT, "probes/probes.py": config.probes_file}
+        mapping = {"stack": config.stack, "child": config.child_dir, "probes/probes.py": config.probes_file}
         if config.inputs_dir:
             mapping["inputs"] = config.inputs_dir
         swap = dict(config.swap) if config.swap else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any, Dict, List
@@ -96,7 +97,7 @@ def junit_xml(result: GradeResult) -> str:
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temporary file and rename, so readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}.{threading.get_ident()}")
     with open(tmp, "w", encoding="utf-8") as handle:
         handle.write(text)
         handle.flush()

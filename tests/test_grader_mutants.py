@@ -119,3 +119,23 @@ def test_grading_never_imports_torch():
         for path in (ROOT / folder).rglob("*.py"):
             text = path.read_text(encoding="utf-8")
             assert "import torch" not in text, path
+
+
+def _mutant_cases():
+    from graders.assemble import mutant_files
+
+    return [(spec, path) for spec in load_problems() for path in mutant_files(spec)]
+
+
+@pytest.mark.parametrize("spec, path", _mutant_cases(), ids=lambda v: getattr(v, "stem", getattr(v, "id", "")))
+def test_each_instructor_mutant_is_named_when_submitted(spec, path, tmp_path):
+    """The diagnosis machinery on its own mutants: each loses points and is named (sanity, not generality)."""
+    from graders.baseline import misconception_of, mutant_source
+
+    submission = tmp_path / path.stem
+    target = submission / spec.swap.file
+    target.parent.mkdir(parents=True)
+    shutil.copy(mutant_source(spec, path), target)
+    (problem,) = grade_submission(submission, GradeOptions(problems=[spec.id])).problems
+    assert problem.score < problem.max_score
+    assert misconception_of(path) in problem.misconceptions
