@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -120,6 +121,10 @@ def batch_cmd(submissions_dir: Path, out_dir: Path, jobs: int | None, scheduler:
         run = run_batch(submissions_dir, out_dir, options)
     except (BatchUsageError, SpecError) as exc:
         raise click.UsageError(str(exc))
+    except (OSError, sqlite3.Error) as exc:  # e.g. a full disk: every committed record is intact
+        click.echo(f"error: the batch stopped: {exc}. Records committed so far are complete; "
+                   "fix the cause (free disk space?) and run the same command again to finish.", err=True)
+        sys.exit(1)
     click.echo(summary_text(run))
     sys.exit(1 if run.faults else 0)
 
