@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence
 
 from . import paths, sandbox
 from .make_template import _walk
@@ -76,24 +76,12 @@ def _copy_stack(dest: Path, strip_for: Optional[str], problems: Sequence[Problem
             shutil.copyfile(source, target)
 
 
-def stack_for(problem: Optional[ProblemSpec]) -> Path:
-    """The stack directory for `problem` (None: the full reference)."""
-    name = problem.id if problem is not None else "_reference"
-    dest = cache_root() / "stacks" / name
-    if dest.is_dir():
-        return dest
-    with locked(cache_root() / "locks" / f"stack-{name}"):
-        if not dest.is_dir():
-            tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
-            shutil.rmtree(tmp, ignore_errors=True)
-            _copy_stack(tmp, problem.id if problem else None, load_problems())
-            sandbox.make_readable(tmp)
-            tmp.rename(dest)
-    return dest
+def cached_dir(name: str, build: Callable[[Path], object]) -> Path:
+    """`cache_root()/name`, built once per grader version by `build(tmp_dir)`, world-readable.
 
-
-def _cached_copy(name: str, build) -> Path:
-    """A world-readable directory built once per grader version by `build(tmp_dir)`."""
+    Built in a temporary directory under a lock and renamed into place, so parallel
+    graders (threads or processes) build it once and never see half of it.
+    """
     dest = cache_root() / name
     if dest.is_dir():
         return dest
@@ -108,16 +96,22 @@ def _cached_copy(name: str, build) -> Path:
     return dest
 
 
+def stack_for(problem: Optional[ProblemSpec]) -> Path:
+    """The stack directory for `problem` (None: the full reference)."""
+    name = problem.id if problem is not None else "_reference"
+    return cached_dir(f"stacks/{name}", lambda tmp: _copy_stack(tmp, problem.id if problem else None, load_problems()))
+
+
 def child_dir() -> Path:
     """The harness, probekit and compat modules, copied where the sandbox may read them."""
     source = Path(__file__).resolve().parent / "child"
-    return _cached_copy("child", lambda tmp: shutil.copytree(source, tmp, dirs_exist_ok=True,
+    return cached_dir("child", lambda tmp: shutil.copytree(source, tmp, dirs_exist_ok=True,
                                                              ignore=shutil.ignore_patterns("__pycache__")))
 
 
 def probes_file(problem: ProblemSpec) -> Path:
     """The problem's probes.py, copied where the sandbox may read it (nothing else of the folder)."""
-    folder = _cached_copy(f"probes/{problem.id}", lambda tmp: shutil.copyfile(problem.folder / "probes.py", tmp / "probes.py"))
+    folder = cached_dir(f"probes/{problem.id}", lambda tmp: shutil.copyfile(problem.folder / "probes.py", tmp / "probes.py"))
     return folder / "probes.py"
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import paths, sandbox
-from .assemble import cache_root, child_dir, locked, mutant_files, probes_file, stack_for, swap_for
+from .assemble import cache_root, cached_dir, child_dir, locked, mutant_files, probes_file, stack_for, swap_for
 from .probe import ChildConfig, ChildLimits, ChildRun, ProbeOutcome, run_child
 from .spec import ProblemSpec
 
@@ -60,18 +60,7 @@ def inputs_dir(problem: ProblemSpec) -> Optional[Path]:
     hooks = problem_hooks(problem)
     if hooks is None or not hasattr(hooks, "prepare_inputs"):
         return None
-    dest = cache_root() / "inputs" / problem.id
-    if dest.is_dir():
-        return dest
-    with locked(cache_root() / "locks" / f"inputs-{problem.id}"):
-        if not dest.is_dir():
-            tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir(parents=True)
-            hooks.prepare_inputs(tmp)
-            sandbox.make_readable(tmp)
-            tmp.rename(dest)
-    return dest
+    return cached_dir(f"inputs/{problem.id}", hooks.prepare_inputs)
 
 
 def child_config(problem: ProblemSpec, workdir: Path, seed: int, student_file: Optional[Path]) -> ChildConfig:

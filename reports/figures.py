@@ -21,37 +21,40 @@ def _svg(fig) -> str:
     return text[text.index("<svg") :]
 
 
-def work_figure(figure: Dict[str, Any]) -> str:
-    """chain_rule + parents uses per graph size: the student's against the reference's."""
+def _student_vs_reference(figure: Dict[str, Any], y, xlabel: str, ylabel: str, title: str = "") -> str:
+    """Log-log curves of y(row) against nodes for the reference's rows and the student's."""
     fig, ax = plt.subplots(figsize=(5, 3.2))
-    for label, rows, style in (("reference", figure.get("reference") or [], "o-"), ("your code", figure.get("student") or [], "s--")):
-        xs = [r["nodes"] for r in rows if isinstance(r, dict)]
-        ys = [r.get("chain_rule", 0) + r.get("parents", 0) for r in rows if isinstance(r, dict)]
+    for label, key, style in (("reference", "reference", "o-"), ("your code", "student", "s--")):
+        rows = [r for r in figure.get(key) or [] if isinstance(r, dict) and y(r) is not None]
+        xs, ys = [r["nodes"] for r in rows], [y(r) for r in rows]
         ax.plot(xs, ys, style, label=label)
-        if rows and isinstance(rows[-1], dict) and rows[-1].get("exceeded"):
+        if rows and rows[-1].get("exceeded"):
             ax.annotate("stopped: budget exceeded", (xs[-1], ys[-1]), textcoords="offset points", xytext=(-60, 8), fontsize=8)
-    ax.set_xlabel("nodes in the diamond chain")
-    ax.set_ylabel("uses of chain_rule / parents")
-    ax.set_yscale("log")
-    ax.set_title("Work vs graph size (linear is a straight line of slope 1 on log-log)")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_xscale("log")
+    ax.set_yscale("log")
+    if title:
+        ax.set_title(title)
     ax.legend()
     return _svg(fig)
+
+
+def work_figure(figure: Dict[str, Any]) -> str:
+    """chain_rule + parents uses per graph size: the student's against the reference's."""
+    return _student_vs_reference(
+        figure, lambda r: r.get("chain_rule", 0) + r.get("parents", 0),
+        "nodes in the diamond chain", "uses of chain_rule / parents",
+        "Work vs graph size (linear is a straight line of slope 1 on log-log)",
+    )
 
 
 def time_figure(figure: Dict[str, Any]) -> str:
-    """Best-of-5 backpropagation time per graph size."""
-    fig, ax = plt.subplots(figsize=(5, 3.2))
-    for label, rows, style in (("reference", figure.get("reference") or [], "o-"), ("your code", figure.get("student") or [], "s--")):
-        xs = [r["nodes"] for r in rows if isinstance(r, dict)]
-        ys = [r["seconds"] * 1000 for r in rows if isinstance(r, dict)]
-        ax.plot(xs, ys, style, label=label)
-    ax.set_xlabel("nodes")
-    ax.set_ylabel("milliseconds (best of 5)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.legend()
-    return _svg(fig)
+    """Best-of-3 backpropagation time per graph size."""
+    return _student_vs_reference(
+        figure, lambda r: r["seconds"] * 1000 if isinstance(r.get("seconds"), (int, float)) else None,
+        "nodes", "milliseconds (best of 3)",
+    )
 
 
 def training_figure(figure: Dict[str, Any]) -> str:

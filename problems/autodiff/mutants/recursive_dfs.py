@@ -1,5 +1,7 @@
 """A correct algorithm written as a recursive depth-first search."""
 
+# Appended to the reference autodiff.py: the other function is the reference's.
+
 MISCONCEPTION = "recursion-limit"
 
 
@@ -17,15 +19,3 @@ def topological_sort(variable):
 
     visit(variable)
     return order[::-1]
-
-
-def backpropagate(variable, deriv):
-    adjoints = {variable.unique_id: deriv}
-    for node in topological_sort(variable):
-        d = adjoints.pop(node.unique_id, 0.0)
-        if node.is_leaf():
-            node.accumulate_derivative(d)
-            continue
-        for parent, dp in node.chain_rule(d):
-            if not parent.is_constant():
-                adjoints[parent.unique_id] = adjoints.get(parent.unique_id, 0.0) + dp
