@@ -1,0 +1,129 @@
+"""Faults (issue 6): a child killed mid-probe loses only that probe; a grader killed mid-run leaves no process
+behind, and grading the same submission again works."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import hostile_kit as k
+
+OPS, NET = k.FILES["ops"], k.FILES["network"]
+REF_OPS = k.source("reference", OPS)
+
+
+def park_snippet(tok: str) -> str:
+    """Code for Neg.forward: rename this process after the token, then wait to be killed."""
+    return (
+        "def _hx_attack():\n"
+        "    import time\n"
+        "    with open('/proc/self/comm', 'w') as comm:\n"
+        f"        comm.write('{tok}')\n"
+        "    time.sleep(3600)\n"
+    )
+
+
+def parked_submission(dest, tok):
+    text = REF_OPS + "\n\n" + park_snippet(tok) + "\n_HX_ARMED = [True]\ndef _hx_once():\n    if _HX_ARMED:\n" \
+        "        _HX_ARMED.pop()\n        _hx_attack()\n" + k.HOOKS[OPS]
+    return k.build(dest, k.with_reference({OPS: text}, ["network"]))
+
+
+def wait_for(tok: str, seconds: float = 30.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = k.marked_processes(tok)
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"no process named {tok} appeared")
+
+
+@pytest.mark.parametrize("when", ["call", "import"])
+def test_child_sigkills_itself(tmp_path, when):
+    """The student's code SIGKILLs its own process: at call time only that probe fails, the child is restarted
+    for the rest; at import the problem scores 0; the message names the signal; the other problem is normal."""
+    files = k.with_reference({OPS: k.compose(REF_OPS, OPS, "sigkill", when)}, ["network"])
+    result = k.grade(k.build(tmp_path / "sub", files), ["ops", "network"])
+    ops = k.problem(result, "ops")
+    assert ops.fault is None
+    assert "SIGKILL" in k.text_of(ops), k.text_of(ops)
+    lost = {t.id for t in ops.tests if not t.passed}
+    if when == "call":
+        assert lost == k.NEG_TESTS
+        assert all("SIGKILL" in t.message for t in ops.tests if not t.passed)
+    else:
+        assert ops.score == 0
+    k.assert_normal(result, "network")
+
+
+def test_child_killed_from_outside_mid_probe(tmp_path):
+    """Like the OOM killer: the test SIGKILLs the child while a probe runs; only that probe fails."""
+    tok = k.token()
+    sub = parked_submission(tmp_path / "sub", tok)
+    box = {}
+    worker = threading.Thread(target=lambda: box.update(result=k.grade(sub, ["ops", "network"])))
+    worker.start()
+    try:
+        for pid in wait_for(tok):
+            os.kill(int(pid), signal.SIGKILL)
+    finally:
+        worker.join(120)
+    ops = k.problem(box["result"], "ops")
+    assert {t.id for t in ops.tests if not t.passed} == k.NEG_TESTS
+    assert "SIGKILL" in k.text_of(ops), k.text_of(ops)
+    assert ops.seconds < 20  # not the probe's 30 s timeout: the kill was noticed at once
+    k.assert_normal(box["result"], "network")
+    assert not k.wait_gone(tok, 2.0)
+
+
+@pytest.fixture(scope="module")
+def killed_grader(tmp_path_factory):
+    """`autograde grade` SIGKILLed while a probe runs (its temp dir redirected so leftovers can be seen)."""
+    tmp = tmp_path_factory.mktemp("killed")
+    tok = k.token()
+    sub = parked_submission(tmp / "sub", tok)
+    out = tmp / "out"
+    (tmp / "tmpdir").mkdir()
+    env = {**os.environ, "PYTHONPATH": str(k.ROOT), "TMPDIR": str(tmp / "tmpdir")}
+    command = [sys.executable, "-m", "graders", "grade", str(sub), "--out", str(out), "--problems", "ops,network"]
+    grader = subprocess.Popen(command, cwd=k.ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(tok, 60)
+        grader.send_signal(signal.SIGKILL)
+        grader.wait(10)
+        survivors = k.wait_gone(tok, 5.0)
+    finally:
+        if grader.poll() is None:
+            grader.kill()
+        k.reap(k.marked_processes(tok))
+    leftovers = sorted(p.name for p in (tmp / "tmpdir").iterdir())
+    return {"sub": sub, "out": out, "env": env, "command": command, "survivors": survivors, "leftovers": leftovers}
+
+
+def test_grader_killed_mid_run_leaves_no_process_and_a_rerun_works(killed_grader):
+    run = killed_grader
+    assert not run["survivors"], f"the child outlived the grader: {run['survivors']}"
+    assert not (run["out"] / "results.json").exists()
+    # a re-run of the same command (the submission fixed meanwhile) completes normally
+    k.build(run["sub"], {OPS: REF_OPS})
+    rerun = subprocess.run(run["command"], cwd=k.ROOT, env=run["env"], capture_output=True, text=True, timeout=180)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    doc = json.loads((run["out"] / "results.json").read_text())
+    assert doc["score"] == 46.0 and doc["extra_data"]["errors"] == []
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "HOLE (disk, minor): a grader killed by SIGKILL leaves its workspace $TMPDIR/autograde-XXXX (the staged "
+    "student files, each child's stdout/stderr up to RLIMIT_FSIZE = 64 MiB each) and nothing removes it later. "
+    "Fix: give workspaces a recognisable name with the grader's pid and sweep those of dead pids at start "
+    "(grade.py / batch.py)."))
+def test_killed_grader_leaves_no_workspace(killed_grader):
+    assert killed_grader["leftovers"] == []

@@ -1,0 +1,465 @@
+"""Adversarial submissions (issue 6): whatever the student's code does, it cannot raise its own score,
+touch another problem or submission, reach hidden material, or leave anything behind.
+
+Attacks are snippets in tests/files/hostile/, appended to a base file (see hostile_kit). Rules:
+
+* an attack that tries to fake success sits on a known-buggy (or blank) base and must score exactly
+  what the same base scores without it;
+* an attack that crashes, exits or hangs sits on the reference; its problem scores no more than the
+  reference, the message says what happened, and the other problem of the submission is graded normally;
+* afterwards no process the attack started is alive and no file it wrote is left anywhere.
+
+Attacks that only the strong sandbox (bubblewrap view, private /tmp, no network, unprivileged uid) can
+stop skip when it is unavailable. Known holes are strict xfails, so fixing one turns the suite red
+until the mark is removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import hostile_kit as k
+
+AD, OPS, NET = k.FILES["autodiff"], k.FILES["ops"], k.FILES["network"]
+STRONG = k.strong()
+needs_strong = pytest.mark.skipif(
+    not STRONG,
+    reason="needs the strong sandbox (root + bubblewrap): in the weak sandbox the child runs with the grader's "
+    "uid and filesystem, so it can read, write and connect wherever the grader can",
+)
+
+
+def grade_all(jobs, cases):
+    """Grade {name: (folder, problems, limits)} `jobs` at a time."""
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {name: pool.submit(k.grade, path, problems, limits) for name, (path, problems, limits) in cases.items()}
+        return {name: f.result() for name, f in futures.items()}
+
+
+# ------------------------------------------------- attacks that try to fake success
+
+
+FORGE_VARIANTS = ["loaded", "fault", "start", "deep_value", "bad_result", "done"]
+
+
+@pytest.fixture(scope="module")
+def faked(tmp_path_factory):
+    """Attacks on known-buggy bases, and those bases alone: {name: (attacked result, base result)}."""
+    tmp = tmp_path_factory.mktemp("faked")
+    ops_bugs = k.source("ops_forward_bugs", OPS)
+    dfs = k.source("autodiff_dfs_preorder", AD)
+    liar = k.compose(dfs, AD, "liar_values")
+    extras_user = k.compose(k.source("reference", NET), NET, "extras_user", gate="_hx_right_only_if_extras_ran")
+    tok = k.token()
+    extras_code = k.snippet("extras", token=tok)
+    extras = {
+        "conftest.py": extras_code, "sitecustomize.py": extras_code, "usercustomize.py": extras_code,
+        "hx_boost.pth": "import sitecustomize\n", "minitorch/hx_boost.pth": "import sitecustomize\n",
+        "pytest.ini": "[pytest]\naddopts = -p sitecustomize\n", "setup.cfg": "[tool:pytest]\naddopts = -p conftest\n",
+        "minitorch/__init__.py": extras_code, "minitorch/conftest.py": extras_code, "minitorch/sitecustomize.py": extras_code,
+        "project/__init__.py": extras_code, "project/conftest.py": extras_code, "tests/conftest.py": extras_code,
+        "__init__.py": extras_code, "pyproject.toml": "[tool.pytest.ini_options]\naddopts = '-p conftest'\n",
+    }
+    cases = {
+        "base:ops": (k.build(tmp / "base_ops", {OPS: ops_bugs}), ["ops"], None),
+        "comparisons": (k.build(tmp / "comparisons", {OPS: k.compose(ops_bugs, OPS, "comparisons")}), ["ops"], None),
+        "forge_output:import": (k.build(tmp / "fo_i", {OPS: k.compose(ops_bugs, OPS, "forge_output", out="/nonexistent")}), ["ops"], None),
+        "forge_output:call": (k.build(tmp / "fo_c", {OPS: k.compose(ops_bugs, OPS, "forge_output", "call", out="/nonexistent")}), ["ops"], None),
+        "flood": (k.build(tmp / "flood", {OPS: k.compose(ops_bugs, OPS, "flood_channel", "call")}), ["ops"], None),
+        "base:network": (k.build(tmp / "base_net", {NET: extras_user}), ["network"], None),
+        "extras": (k.build(tmp / "extras", {NET: extras_user}, extras), ["network"], None),
+    }
+    for variant in FORGE_VARIANTS:
+        text = k.compose(ops_bugs, OPS, "forge_nonce", "call", forge=variant)
+        cases[f"forge_nonce:{variant}"] = (k.build(tmp / f"fn_{variant}", {OPS: text}), ["ops"], None)
+    results = grade_all(2, cases)
+    results["base:autodiff"] = k.grade(k.build(tmp / "base_ad", {AD: liar.replace("ATTACK = True", "ATTACK = False")}), ["autodiff"])
+    results["liar"] = k.grade(k.build(tmp / "liar", {AD: liar}), ["autodiff"])
+    results["extras_token"] = tok
+    return results
+
+
+def _versus_base(faked, name, pid):
+    return k.problem(faked[name], pid), k.problem(faked[f"base:{pid}"], pid)
+
+
+@pytest.mark.parametrize("name", ["comparisons", "forge_output:import", "forge_output:call"]
+                         + [f"forge_nonce:{v}" for v in FORGE_VARIANTS])
+def test_fake_success_on_ops_changes_nothing(faked, name):
+    attacked, base = _versus_base(faked, name, "ops")
+    assert 0 < base.score < base.max_score  # a base with something to gain
+    assert attacked.fault is None, attacked.fault
+    if name == "forge_nonce:done":  # a forged 'done' ends the run: the probes not yet reported are lost
+        assert attacked.score <= base.score
+    else:
+        assert k.scores(attacked) == k.scores(base), k.text_of(attacked)
+
+
+def test_forged_output_is_reported_as_ignored(faked):
+    for name in ("forge_output:import", "forge_output:call"):
+        notes = " ".join(k.problem(faked[name], "ops").notes)
+        assert "ignored" in notes and "nonce" in notes, notes
+
+
+def test_liar_values_change_nothing(faked):
+    """accumulate_derivative fed floats whose ==, -, abs, comparisons and __array__ lie: the judge never asks them."""
+    attacked, base = _versus_base(faked, "liar", "autodiff")
+    assert 0 < base.score < base.max_score
+    assert attacked.fault is None
+    assert k.scores(attacked) == k.scores(base), k.text_of(attacked)
+
+
+def test_result_channel_flood_is_cut_quickly(faked):
+    """100 MiB without a newline on every descriptor: the parent stops reading at its cap, in linear time."""
+    attacked, base = _versus_base(faked, "flood", "ops")
+    assert attacked.fault is None
+    assert attacked.score <= base.score
+    assert "too much" in k.text_of(attacked)
+    assert attacked.seconds < 15, attacked.seconds  # not the wall-clock limit (60 s): no quadratic re-scanning
+
+
+def test_shipped_conftest_sitecustomize_pth_pytest_ini_have_no_effect(faked):
+    attacked, base = _versus_base(faked, "extras", "network")
+    assert base.score < base.max_score  # the gate: right only if a shipped extra ran
+    assert k.scores(attacked) == k.scores(base)
+    assert not k.files_named(faked["extras_token"], k.leftover_roots())
+
+
+# ------------------------------------------------- attacks that crash, exit, hang or hog
+
+
+CRASHES = [
+    # (attack, when, tighter limits, what the message must say)
+    ("exit_sys", "import", None, "SystemExit"),
+    ("exit_sys", "call", None, "SystemExit"),
+    ("exit_os", "import", None, "exited early with code 0"),
+    ("exit_os", "call", None, "exited early with code 0"),
+    ("keyboard_interrupt", "import", None, "KeyboardInterrupt"),
+    ("keyboard_interrupt", "call", None, "KeyboardInterrupt"),
+    ("base_exception", "import", None, "_HxEscape"),
+    ("base_exception", "call", None, "_HxEscape"),
+    ("spin", "call", k.FAST, "timed out"),
+    ("sleep", "call", k.FAST, "timed out"),
+    ("spin", "import", {"probe_seconds": 3, "wall_seconds": 8}, "timed out"),
+    ("sleep", "import", {"probe_seconds": 3, "wall_seconds": 8}, "timed out"),
+    ("memory", "call", {"probe_seconds": 12, "wall_seconds": 30}, "MemoryError"),  # touching 1.5 GiB takes a while under load
+    ("detach", "import", k.FAST, None),
+    ("detach", "call", k.FAST, None),
+    ("forkbomb", "import", k.FAST, None),
+    ("forkbomb", "call", k.FAST, None),
+    ("files", "import", k.FAST, None),
+    ("files", "call", k.FAST, None),
+]
+CRASH_IDS = [f"{a}@{w}" for a, w, _, _ in CRASHES]
+#: detached daemons outlive a process-group kill; only a PID namespace (strong sandbox) takes them down
+WEAK_SURVIVORS = {"detach@import", "detach@call"}
+
+
+@pytest.fixture(scope="module")
+def crashed(tmp_path_factory):
+    """Every crash attack graded (three at a time): {id: (result, token)}; the reference for the baseline."""
+    tmp = tmp_path_factory.mktemp("crashed")
+    ref_ops = k.source("reference", OPS)
+    cases, tokens = {}, {}
+    for (attack, when, limits, _), cid in zip(CRASHES, CRASH_IDS):
+        tokens[cid] = k.token()
+        files = k.with_reference({OPS: k.compose(ref_ops, OPS, attack, when, token=tokens[cid])}, ["network"])
+        cases[cid] = (k.build(tmp / cid.replace("@", "_"), files), ["ops", "network"], limits)
+    results = grade_all(3, cases)
+    survivors = {cid: k.wait_gone(tokens[cid], 3.0) for cid in CRASH_IDS}
+    for left in survivors.values():
+        k.reap(left)  # a failing run must not leave its daemons behind
+    leftovers = {cid: k.files_named(tokens[cid], k.leftover_roots()) for cid in CRASH_IDS}
+    return {cid: (results[cid], survivors[cid], leftovers[cid]) for cid in CRASH_IDS}
+
+
+@pytest.mark.parametrize("attack,when,limits,says", CRASHES, ids=CRASH_IDS)
+def test_crash_costs_only_its_own_probes(crashed, attack, when, limits, says):
+    result, _, _ = crashed[f"{attack}@{when}"]
+    ops = k.problem(result, "ops")
+    assert ops.fault is None, ops.fault
+    assert ops.score <= ops.max_score
+    if says is None:  # the attack does its damage on the side and lets the probe finish
+        assert ops.score == ops.max_score, k.text_of(ops)
+    else:
+        assert says in k.text_of(ops), k.text_of(ops)
+        if when == "call":  # armed in Neg.forward: only Neg's tests may fail
+            lost = {t.id for t in ops.tests if not t.passed}
+            assert lost and lost <= k.NEG_TESTS, lost
+        else:
+            assert ops.score == 0
+    k.assert_normal(result, "network")
+    assert not result.errors
+
+
+@pytest.mark.parametrize("cid", CRASH_IDS)
+def test_nothing_survives_the_attack(crashed, cid, request):
+    if cid in WEAK_SURVIVORS and not STRONG:
+        request.applymarker(pytest.mark.xfail(
+            strict=True, reason="weak sandbox: setsid + double fork escapes the process-group kill (no PID namespace)"))
+    _, survivors, leftovers = crashed[cid]
+    assert not survivors, f"processes left by {cid}: {survivors}"
+    assert not leftovers, f"files left by {cid}: {leftovers[:5]}"
+
+
+def _start_seconds_ago(pid: str) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+    with open("/proc/uptime") as f:
+        uptime = float(f.read().split()[0])
+    return uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+
+
+def test_no_sandbox_uid_process_outlives_grading(crashed):
+    """Whoever started it, no process of a sandbox uid lives longer than any child may (the longest wall limit)."""
+    old = []
+    for pid in k.sandbox_uid_processes():
+        try:
+            if _start_seconds_ago(pid) > 200:
+                old.append((pid, k._cmdline(pid)))
+        except OSError:
+            continue
+    assert not old
+
+
+# ------------------------------------------------- importing an autodiff library
+
+
+@pytest.fixture(scope="module")
+def policy(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("policy")
+    ref_ops, stub_ops = k.source("reference", OPS), k.source("template", OPS)
+    cases = {
+        "static": (k.build(tmp / "static", k.with_reference({OPS: k.compose(ref_ops, OPS, "policy_static")}, ["network"])),
+                   ["ops", "network"], None),
+        "dynamic:import": (k.build(tmp / "dyn_i", {OPS: k.compose(ref_ops, OPS, "policy_dynamic")}), ["ops"], None),
+        "dynamic:call": (k.build(tmp / "dyn_c", {OPS: k.compose(ref_ops, OPS, "policy_dynamic", "call")}), ["ops"], None),
+        "unhook": (k.build(tmp / "unhook", {OPS: k.compose(stub_ops, OPS, "policy_unhook")}), ["ops"], None),
+        "base:stub": (k.build(tmp / "stub", {OPS: stub_ops}), ["ops"], None),
+    }
+    return grade_all(2, cases)
+
+
+@pytest.mark.parametrize("name", ["static", "dynamic:import", "dynamic:call"])
+def test_importing_an_autodiff_library_is_a_policy_violation(policy, name):
+    ops = k.problem(policy[name], "ops")
+    assert ops.score == 0
+    assert all("policy violation" in t.message for t in ops.tests), k.text_of(ops)
+    assert "torch" in k.text_of(ops)
+    if name == "static":
+        assert "line" in k.text_of(ops)  # the static check names the line
+        k.assert_normal(policy[name], "network")
+
+
+def test_removing_the_import_blocker_gains_nothing(policy, request):
+    if not STRONG:
+        request.applymarker(pytest.mark.xfail(
+            strict=True, reason="weak sandbox: torch is installed in the grader's Python; with the meta-path blocker "
+            "removed, a computed-name import succeeds unseen"))
+    attacked, stub = k.problem(policy["unhook"], "ops"), k.problem(policy["base:stub"], "ops")
+    assert k.scores(attacked) == k.scores(stub)
+
+
+# ------------------------------------------------- strong sandbox: disk, network, relays, tampering
+
+
+@needs_strong
+def test_disk_search_finds_no_solution_labels_judges_or_cache(tmp_path):
+    """The attack walks the whole visible disk (and tries the repository's and the cache's real paths) for the
+    reference solution, a working topological_sort, heldout.tsv, judges, problem specs, cached reference runs or
+    a gradebook; finding anything switches on a working autodiff. It must find nothing: the blank's score."""
+    text = k.compose(k.source("template", AD), AD, "search_disk")
+    assert "@@" not in text
+    attacked = k.grade(k.build(tmp_path / "attack", {AD: text}), ["autodiff"], {"wall_seconds": 30})
+    stub = k.grade(k.build(tmp_path / "stub", {AD: text.replace("ATTACK = True", "ATTACK = False")}), ["autodiff"])
+    a, s = k.problem(attacked, "autodiff"), k.problem(stub, "autodiff")
+    assert s.score == 0
+    assert k.scores(a) == k.scores(s), k.text_of(a)
+
+
+@needs_strong
+def test_no_relay_between_problems_or_submissions(tmp_path):
+    """Each file leaves a marker in every writable place it knows and is right only if it finds one. Graded
+    twice (two submissions, one after the other; inside each, ops runs before network): always the baseline."""
+    tok = k.token()
+
+    def files(alone):
+        out = {}
+        for rel in (OPS, NET):
+            text = k.compose(k.source("reference", rel), rel, "relay", gate="_hx_right_only_if_relayed", token=tok)
+            out[rel] = text.replace("_HX_ALONE = False", "_HX_ALONE = True") if alone else text
+        return out
+
+    baseline = k.grade(k.build(tmp_path / "alone", files(True)), ["ops", "network"], jobs=1)
+    first = k.grade(k.build(tmp_path / "first", files(False)), ["ops", "network"], jobs=1)
+    second = k.grade(k.build(tmp_path / "second", files(False)), ["ops", "network"], jobs=1)
+    for pid in ("ops", "network"):
+        base = k.scores(k.problem(baseline, pid))
+        assert min(base.values()) < 1  # the gate costs points unless a marker is relayed
+        assert k.scores(k.problem(first, pid)) == base, pid
+        assert k.scores(k.problem(second, pid)) == base, pid
+    assert not k.files_named(tok, k.leftover_roots())
+
+
+@needs_strong
+def test_no_network(tmp_path):
+    """A TCP server of the test listens on every host address; the attack connects to it (localhost and the
+    host's address), resolves names and opens a URL, and is right only if any of that works."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("0.0.0.0", 0))
+    server.listen(16)
+    server.settimeout(0.2)
+    port = server.getsockname()[1]
+    accepted, stop = [], threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                conn, addr = server.accept()
+            except OSError:
+                continue
+            accepted.append(addr)
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2):
+            pass  # the server works for the grader's own namespace
+        time.sleep(0.3)
+        assert len(accepted) == 1
+        try:
+            host_ip = socket.gethostbyname(socket.gethostname())
+        except OSError:
+            host_ip = "127.0.0.1"
+        text = k.compose(k.source("reference", NET), NET, "sockets", gate="_hx_right_only_if_connected",
+                         token=k.token(), port=port, hostip=host_ip)
+        attacked = k.grade(k.build(tmp_path / "attack", {NET: text}), ["network"], k.FAST)
+        baseline = k.grade(k.build(tmp_path / "base", {NET: text.replace("\n_hx_attack()\n", "\n")}), ["network"])
+        time.sleep(0.3)
+    finally:
+        stop.set()
+        thread.join(2)
+        server.close()
+    assert len(accepted) == 1, f"connections from the sandbox: {accepted[1:]}"
+    a, b = k.problem(attacked, "network"), k.problem(baseline, "network")
+    assert b.score < b.max_score
+    assert k.scores(a) == k.scores(b)
+
+
+@needs_strong
+def test_grader_files_cache_and_gradebook_cannot_be_changed(tmp_path):
+    tok = k.token()
+    gradebook = tmp_path / "gradebook.sqlite"
+    gradebook.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    cache = Path(os.environ["AUTOGRADE_CACHE"])
+    k.grade(k.build(tmp_path / "warm", {NET: k.source("reference", NET)}), ["network"])  # the cache exists first
+    sources = [k.ROOT / "graders", k.ROOT / "problems", k.ROOT / "reference"]
+    cache_before = k.tree_digest(cache)  # this session's own cache: nothing else writes it meanwhile
+    book_before = gradebook.read_bytes()
+    text = k.compose(k.source("reference", NET), NET, "tamper", token=tok, gradebook=gradebook)
+    result = k.grade(k.build(tmp_path / "attack", {NET: text}), ["network"], k.FAST)
+    k.assert_normal(result, "network")
+    cache_after = k.tree_digest(cache)
+    assert not [rel for rel, was in cache_before.items() if cache_after.get(rel) != was]
+    assert gradebook.read_bytes() == book_before
+    # the repository may be edited by people meanwhile: look for the attack's mark, not for any change
+    assert not k.files_containing(tok, sources + [cache])
+    assert not k.files_named(tok, sources + [cache] + k.leftover_roots())
+
+
+@needs_strong
+def test_fake_results_everywhere_including_the_out_dir(tmp_path):
+    """Run through the CLI: the attack prints Gradescope JSON, forges event lines on every descriptor and writes
+    results.json into every directory it can reach, including the --out directory of any command line it sees."""
+    out = tmp_path / "out"
+    tok = k.token()
+    text = k.compose(k.source("network_no_relu", NET), NET, "forge_output", token=tok, out=out)
+    sub = k.build(tmp_path / "sub", {NET: text})
+    proc = subprocess.run(
+        [sys.executable, "-m", "graders", "grade", str(sub), "--out", str(out), "--problems", "network"],
+        cwd=k.ROOT, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(k.ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "1000" not in proc.stdout and "All tests passed" not in proc.stdout
+    doc = json.loads((out / "results.json").read_text())
+    assert doc.get("extra_data", {}).get("forged") is None
+    baseline = k.problem(k.grade(k.copy_variant(tmp_path / "base", "network_no_relu"), ["network"]), "network")
+    assert doc["score"] == baseline.score < baseline.max_score
+    roots = [tmp_path, Path("/tmp"), Path.home(), k.ROOT, Path(os.environ["AUTOGRADE_CACHE"])]
+    assert not k.files_containing(tok, roots, name="results.json")
+
+
+# ------------------------------------------------- known holes (strict xfails: fix, then drop the mark)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "HOLE: time_doubling is timed with time.perf_counter inside the student's process; a quadratic "
+    "backpropagate that replaces the clock passes. Needs timing outside the child (e.g. the parent timestamps "
+    "per-size events, or CPU time read from /proc by the parent)."))
+def test_patched_clock_does_not_pass_the_timing_test(tmp_path):
+    slow = k.compose(k.source("autodiff_kahn", AD), AD, "slow_time")  # right values, superlinear time (sleeps)
+    results = grade_all(2, {
+        "attack": (k.build(tmp_path / "a", {AD: slow + "\n" + k.snippet("timing") + "\n_hx_attack()\n"}), ["autodiff"], None),
+        "base": (k.build(tmp_path / "b", {AD: slow}), ["autodiff"], None),
+    })
+    attacked, base = k.problem(results["attack"], "autodiff"), k.problem(results["base"], "autodiff")
+    assert {t.id for t in base.tests if not t.passed} == {"time_doubling"}, [t.message for t in base.tests if t.id == "time_doubling"]
+    assert attacked.score <= base.score, [t.message for t in attacked.tests if t.id == "time_doubling"]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "HOLE: the network_dropout probe computes numpy.std spreads and returns booleans; a student file that "
+    "patches numpy.std makes dropout-in-eval look deterministic. Return the raw runs and compute the spread "
+    "in the parent judge (problems/network/probes.py + judges.py)."))
+def test_patched_numpy_does_not_pass_the_dropout_flags(tmp_path):
+    buggy = k.source("network_dropout_always", NET)
+    attacked = k.problem(k.grade(k.build(tmp_path / "a", {NET: k.compose(buggy, NET, "numpy_std")}), ["network"]), "network")
+    base = k.problem(k.grade(k.build(tmp_path / "b", {NET: buggy}), ["network"]), "network")
+    assert base.score < base.max_score
+    assert attacked.score <= base.score
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "HOLE: a student value a judge cannot read (probekit.Counter.as_dict patched to return words) makes "
+    "linear_work raise in the parent; grade_problem then reports a grader fault (CLI exit 1, 'course staff "
+    "notified') instead of failing the test. Fix: score_problem should turn a judge's exception on student data "
+    "into a failed test ('unreadable result'), keeping faults for reference runs."))
+def test_unreadable_student_values_are_not_grader_faults(tmp_path):
+    valid = k.source("autodiff_kahn", AD)
+    attacked = k.problem(k.grade(k.build(tmp_path / "a", {AD: k.compose(valid, AD, "judge_crash")}), ["autodiff"]), "autodiff")
+    assert attacked.fault is None, attacked.fault.splitlines()[0]
+    assert attacked.score < attacked.max_score
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "DESIGN LIMIT: each problem's stack holds the reference solutions of the OTHER problems (the hybrid stack "
+    "needs them), and exception messages reach the report, so autodiff.py can read out e.g. Mul.backward's "
+    "reference code. Options: redact solution-block lines from messages in the parent, shorten messages, or "
+    "accept it (the grader of problem P never sees P's solution)."))
+def test_reference_solutions_of_other_problems_cannot_be_read_out(tmp_path):
+    leak = (
+        "def topological_sort(variable):\n"
+        "    import minitorch.tensor_functions as tf\n"
+        "    text = open(tf.__file__).read()\n"
+        "    start = text.index('class Mul(Function)')\n"
+        "    raise RuntimeError(text[start:start + 1500])\n\n\n"
+        "def backpropagate(variable, deriv):\n"
+        "    topological_sort(variable)\n"
+    )
+    result = k.grade(k.build(tmp_path / "leak", {AD: leak}), ["autodiff"])
+    reference = k.source("reference", OPS)
+    block = reference[reference.index("class Mul(Function)"):]
+    solution = block[block.index("# BEGIN SOLUTION") + len("# BEGIN SOLUTION"):block.index("# END SOLUTION")].strip()
+    assert solution and solution not in k.text_of(k.problem(result, "autodiff"))
