@@ -12,7 +12,9 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import py_compile
 import shutil
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,7 +24,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence
 from . import paths, sandbox
 from .make_template import _walk
 from .spec import ProblemSpec, load_problems
-from .template import strip_file
+from .template import has_markers, strip_file
 
 #: Files of the reference that never enter a child's stack (corpus labels live in data/).
 STACK_EXCLUDE = ("data",)
@@ -64,16 +66,35 @@ def locked(path: Path) -> Iterator[None]:
 
 
 def _copy_stack(dest: Path, strip_for: Optional[str], problems: Sequence[ProblemSpec]) -> None:
+    """Copy the reference into `dest`; for a problem's stack, stub that problem's solution blocks.
+
+    In a problem's stack, the modules that still hold OTHER problems' solutions (needed to run
+    the graded code) are shipped as bytecode only (`module.pyc`, no source), so a submission
+    cannot simply read or print them.
+    """
     for rel in _walk(paths.REFERENCE):
         if rel.parts[0] in STACK_EXCLUDE:
             continue
         source = paths.REFERENCE / rel
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        if strip_for is not None and source.suffix == ".py":
-            target.write_text(strip_file(source, rel.as_posix(), problems, only=[strip_for]), encoding="utf-8")
-        else:
+        if strip_for is None or source.suffix != ".py":
             shutil.copyfile(source, target)
+            continue
+        text = strip_file(source, rel.as_posix(), problems, only=[strip_for])
+        if has_markers(text):
+            _write_bytecode(text, target.with_suffix(".pyc"), rel.as_posix())
+        else:
+            target.write_text(text, encoding="utf-8")
+
+
+def _write_bytecode(text: str, target: Path, display: str) -> None:
+    """A sourceless module: `target` (.pyc), which Python imports where the .py would be."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / target.with_suffix(".py").name
+        source.write_text(text, encoding="utf-8")
+        py_compile.compile(str(source), cfile=str(target), dfile=f"<reference {display}>", doraise=True,
+                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
 
 
 def cached_dir(name: str, build: Callable[[Path], object]) -> Path:

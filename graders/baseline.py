@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from . import paths, sandbox
 from .assemble import cache_root, cached_dir, child_dir, locked, mutant_files, probes_file, stack_for, swap_for
+from .intake import parse_python
 from .probe import ChildConfig, ChildLimits, ChildRun, ProbeOutcome, run_child
 from .spec import ProblemSpec
 
@@ -117,7 +118,7 @@ def reference_run(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> ChildRun:
 
 def misconception_of(path: Path) -> str:
     """The `MISCONCEPTION = "..."` literal of a mutant file (read, never executed here)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parse_python(path.read_text(encoding="utf-8"), filename=str(path))
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "MISCONCEPTION" for t in node.targets):
             if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):

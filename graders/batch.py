@@ -17,7 +17,6 @@ import fcntl
 import json
 import os
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -30,7 +29,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 from . import __version__
 from .baseline import DEFAULT_SEED
 from .gradebook import GRADEBOOK, Gradebook, GradedSubmission, SubmissionRow
-from .grade import GradeOptions, GradeResult, grade_submission
+from .grade import GradeOptions, GradeResult, grade_submission, workspace_dir
 from .intake import open_submission
 from .record import write_atomic, write_results
 from .score import failed_problem
@@ -174,8 +173,8 @@ def discover(submissions_dir: Path, out_dir: Optional[Path] = None) -> Tuple[Lis
 
 def submission_hash(source: Path, wanted: Sequence[str]) -> str:
     """Intake's content hash of `source` (the same definition: intake computes it)."""
-    with tempfile.TemporaryDirectory(prefix="autograde-hash-") as tmp:
-        return open_submission(source, Path(tmp), wanted).content_hash
+    with workspace_dir() as tmp:
+        return open_submission(source, tmp, wanted).content_hash
 
 
 def outputs_complete(student_dir: Path, row: SubmissionRow) -> bool:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import tempfile
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, Iterator, List, Optional
 
 from . import __version__, sandbox
 from .assemble import grader_version
@@ -87,12 +90,47 @@ def grade_problem(
     return result
 
 
+#: where graders stage submissions and child outputs: <pid>-<random> per grading
+WORK_BASE = Path(tempfile.gettempdir()) / "autograde-work"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale_workspaces() -> None:
+    """Remove workspaces left by graders that were killed (their pid is gone)."""
+    if not WORK_BASE.is_dir():
+        return
+    for entry in WORK_BASE.iterdir():
+        pid = entry.name.partition("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+@contextmanager
+def workspace_dir() -> Iterator[Path]:
+    """A private scratch directory, removed afterwards (or by the next grader if this one is killed)."""
+    WORK_BASE.mkdir(parents=True, exist_ok=True)
+    sweep_stale_workspaces()
+    path = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=WORK_BASE))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def grade_submission(source: Path, options: GradeOptions = GradeOptions(), name: Optional[str] = None) -> GradeResult:
     """Intake → (assemble → probe → judge → score) per problem, in parallel."""
     started = time.monotonic()
     specs = load_problems(only=options.problems)
-    with tempfile.TemporaryDirectory(prefix="autograde-") as tmp:
-        workspace = Path(tmp)
+    with workspace_dir() as workspace:
         submission = open_submission(source, workspace, [s.swap.file for s in specs], name=name)
         with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
             problems = list(pool.map(lambda s: grade_problem(s, submission, workspace, options.seed, options.limits), specs))

@@ -13,6 +13,7 @@ import ast
 import hashlib
 import os
 import stat
+import threading
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -178,12 +179,23 @@ def _locate(wanted: str, entries: List[_Entry]) -> Tuple[Optional[_Entry], Optio
     return None, None
 
 
+#: CPython 3.11's AST conversion is not thread-safe ("AST constructor recursion depth mismatch"
+#: when several threads parse at once): every parse in the grader goes through this lock.
+_AST_LOCK = threading.Lock()
+
+
+def parse_python(text: str, filename: str = "<unknown>") -> ast.Module:
+    """ast.parse, serialised across threads."""
+    with _AST_LOCK:
+        return ast.parse(text, filename=filename)
+
+
 def forbidden_imports(text: str) -> List[str]:
     """Forbidden autodiff libraries imported by `text` (static: `import x`, `from x import y`)."""
     from .child.harness import FORBIDDEN
 
     found = []
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(parse_python(text)):
         names = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
@@ -205,7 +217,8 @@ def check_source(data: bytes, display: str) -> Tuple[Optional[str], Optional[int
         line = data[: exc.start].count(b"\n") + 1
         return None, line, f"{display}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save the file as UTF-8"
     try:
-        compile(text, display, "exec", dont_inherit=True)
+        with _AST_LOCK:
+            compile(text, display, "exec", dont_inherit=True)
     except SyntaxError as exc:
         line = exc.lineno
         return None, line, f"{display}:{line}: {type(exc).__name__}: {exc.msg}"

@@ -304,21 +304,49 @@ def linear_work(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[st
     return Verdict(1.0, "work grows linearly with the number of nodes", figure=figure)
 
 
+def parent_timed(rows: List[Dict[str, Any]], marks: Optional[Dict[str, float]]) -> List[Dict[str, Any]]:
+    """The rows with `seconds` = the best run's CPU time, as the kernel reported it to the parent.
+
+    The child marks the start and end of each run; at each mark the parent reads the child's
+    CPU clock from /proc. Rows missing a mark (or with any forged mark) come back without seconds.
+    """
+    timed = []
+    for row in rows:
+        row = {k: v for k, v in row.items() if k != "seconds"}
+        tag, runs = row.get("tag"), row.get("runs") if isinstance(row.get("runs"), list) else []
+        spans = []
+        for i in range(len(runs) if not row.get("exceeded") else 0):
+            start, end = (marks or {}).get(f"{tag}:{i}:start"), (marks or {}).get(f"{tag}:{i}:end")
+            if not (isinstance(start, float) and isinstance(end, float) and end >= start):
+                spans = []
+                break
+            spans.append(end - start)
+        if spans:
+            row["seconds"] = min(spans)
+        timed.append(row)
+    return timed
+
+
 @judge("time_ratio")
 def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
     """Doubling the largest graph must not much more than double the time.
 
-    Measured robustly: best of 3 runs per size (up to 16000 nodes, where a quadratic
-    term dominates), and the largest pair measured twice; load can only slow a run
-    down, so the smaller of the two ratios is kept. Linear work gives ≈ 2, quadratic
-    ≈ 4; the bound (`max_ratio`, 3.0) sits between.
+    Timed in CPU time that the parent reads from the kernel (/proc/<pid>/schedstat) at
+    marks the child sends before and after each run (it waits for each to be read): code
+    in the child cannot fake it, and waiting for a busy CPU does not count. Robust: best of 3 runs per size (up to 16000 nodes, where a quadratic term
+    dominates), and the largest pair measured twice; load can only slow a run down,
+    so the smaller of the two ratios is kept. Linear work gives ≈ 2, quadratic ≈ 4;
+    the bound (`max_ratio`, 3.0) sits between.
     """
     value = student.value if isinstance(student.value, dict) else {}
     rows, again = value.get("rows"), value.get("again")
     bound = float(options.get("max_ratio", 3.0))
-    figure = {"kind": "time", "student": rows, "reference": reference.value.get("rows")}
-    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows) or not isinstance(again, list):
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows) or not isinstance(again, list) \
+            or not all(isinstance(r, dict) for r in again):
         return Verdict(0.0, "malformed timing data")
+    rows, again = parent_timed(rows, student.marks), parent_timed(again, student.marks)
+    ref = reference.value
+    figure = {"kind": "time", "student": rows, "reference": parent_timed(ref["rows"], reference.marks)}
     if rows and rows[-1].get("exceeded"):
         return Verdict(
             0.0,
@@ -327,11 +355,10 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
             misconception="path-recursion",
             figure=figure,
         )
-    timed = [r for r in rows + again if isinstance(r, dict) and isinstance(r.get("seconds"), (int, float))]
-    if len(timed) != len(rows) + len(again):
-        return Verdict(0.0, "malformed timing data")
+    if student.marks is None or not all(isinstance(r.get("seconds"), float) for r in rows + again):
+        return Verdict(0.0, "the timing marks are missing or were sent twice (nothing else may send them)", figure=figure)
     ratios = [b["seconds"] / max(a["seconds"], 1e-9) for a, b in zip(rows, rows[1:])]
-    if len(rows) < len(reference.value["rows"]) or len(again) < len(reference.value["again"]):
+    if len(rows) < len(ref["rows"]) or len(again) < len(ref["again"]):
         text = ", ".join(f"{r:.2f}" for r in ratios) or "none"
         grows = bool(ratios) and ratios[-1] > bound
         return Verdict(

@@ -52,6 +52,10 @@ class ProbeOutcome:
     line: Optional[int] = None
     #: seconds spent in the probe, as measured by the child (informative only)
     seconds: float = 0.0
+    #: the child's CPU time at each `probekit.mark(label)`, read by the parent from the kernel
+    #: (/proc/<pid>/schedstat), in seconds; None when a label was sent twice (forged marks) or
+    #: the child's CPU clock could not be read
+    marks: Optional[Dict[str, float]] = None
 
     @property
     def ok(self) -> bool:
@@ -91,7 +95,7 @@ class ChildLimits:
     probe_seconds: float = 20.0
     cpu_seconds: int = 120
     memory_mib: int = 1024
-    file_mib: int = 64
+    file_mib: int = 8
     open_files: int = 256
     max_restarts: int = 4
     #: processes and threads of the slot uid (strong sandbox only)
@@ -154,6 +158,10 @@ class _Attempt:
         self.results: Dict[str, ProbeOutcome] = {}
         self.current: Optional[str] = None
         self.current_started = 0.0
+        self.marks: Optional[Dict[str, float]] = {}
+        self.ack_fd: Optional[int] = None
+        self.proc: Optional[subprocess.Popen] = None
+        self.harness_pid: Optional[int] = None
         self.loaded: Optional[Dict[str, Any]] = None
         self.done = False
         self.tampered: List[str] = []
@@ -206,7 +214,10 @@ class _Attempt:
 
     def _launch(self, workdir: Path, uid: Optional[int]) -> None:
         read_fd, write_fd = os.pipe()
+        ack_read, self.ack_fd = os.pipe()  # the parent acknowledges each timing mark on it
+        os.set_blocking(self.ack_fd, False)
         command, payload, env = self._command_and_payload(workdir, uid, write_fd)
+        payload["ack_fd"] = ack_read
         stdout = open(workdir / f"stdout.{self.attempt}.txt", "wb")
         stderr = open(workdir / f"stderr.{self.attempt}.txt", "wb")
         try:
@@ -217,13 +228,15 @@ class _Attempt:
                 stderr=stderr,
                 cwd=workdir,
                 env=env,
-                pass_fds=(write_fd,),
+                pass_fds=(write_fd, ack_read),
                 start_new_session=True,
             )
         finally:
             os.close(write_fd)
+            os.close(ack_read)
             stdout.close()
             stderr.close()
+        self.proc = proc
         self.stderr_path = workdir / f"stderr.{self.attempt}.txt"
         try:
             try:
@@ -234,6 +247,8 @@ class _Attempt:
             self._stream(proc, read_fd)
         finally:
             os.close(read_fd)
+            os.close(self.ack_fd)
+            self.ack_fd = None
             _kill_group(proc)
         if self.reason and not self.done:
             last = _last_line(_tail(self.stderr_path))
@@ -302,12 +317,16 @@ class _Attempt:
                 self.tampered.append("a malformed 'loaded' event")
                 return
             self.loaded = event
+            self.harness_pid = _harness_pid(self.proc.pid) if self.proc else None
         elif kind == "start":
             probe = event.get("probe")
             if probe not in self.probes or probe in self.results:
                 self.tampered.append(f"unexpected start of probe {probe!r}")
                 return
             self.current, self.current_started = probe, time.monotonic()
+            self.marks = {}
+        elif kind == "mark":
+            self._mark(event)
         elif kind == "result":
             self._result(event)
         elif kind == "fault":
@@ -323,6 +342,24 @@ class _Attempt:
         else:
             self.tampered.append(f"unknown event {kind!r}")
 
+    def _mark(self, event: Dict[str, Any]) -> None:
+        """Stamp a timing mark with the child's CPU clock as the KERNEL reports it (the child cannot
+        fake it, and load on the machine barely changes it), then let the child go on."""
+        now = _cpu_seconds(self.harness_pid)
+        label = event.get("label")
+        if event.get("probe") != self.current or not isinstance(label, str) or len(label) > 64:
+            self.tampered.append("a malformed timing mark")
+        elif self.marks is not None:
+            if label in self.marks or len(self.marks) >= MAX_MARKS or now is None:
+                self.marks = None  # a label sent twice (somebody else sends marks), or no CPU clock
+            else:
+                self.marks[label] = now
+        if self.ack_fd is not None:
+            try:
+                os.write(self.ack_fd, b"\n")
+            except OSError:
+                pass
+
     def _result(self, event: Dict[str, Any]) -> None:
         probe = event.get("probe")
         if probe != self.current:
@@ -334,7 +371,7 @@ class _Attempt:
             self.tampered.append(f"a result for probe {probe!r} nested deeper than the harness ever sends")
             return
         if status == "ok":
-            outcome = ProbeOutcome(probe, "ok", value=event.get("value"), seconds=seconds)
+            outcome = ProbeOutcome(probe, "ok", value=event.get("value"), seconds=seconds, marks=self.marks)
         elif status == "error" and isinstance(event.get("error"), dict):
             err = event["error"]
             line = err.get("line") if isinstance(err.get("line"), int) else None
@@ -349,6 +386,56 @@ class _Attempt:
         self.current = None
 
 
+def _children(pid: int) -> List[int]:
+    """Child pids of `pid` (/proc/<pid>/task/*/children, or a scan of /proc where the kernel lacks it)."""
+    found: List[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found.extend(int(c) for c in handle.read().split())
+        return found
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError):
+        return found
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    if int(handle.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
+def _harness_pid(root: int) -> Optional[int]:
+    """The host pid of the harness process: the deepest of `root`'s descendants running harness.py
+    (prlimit, bwrap and setpriv above it carry the same arguments)."""
+    best, todo = (None, -1), [(root, 0)]
+    while todo:
+        pid, depth = todo.pop()
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                if b"harness.py" in handle.read() and depth > best[1]:
+                    best = (pid, depth)
+        except OSError:
+            pass
+        todo.extend((child, depth + 1) for child in _children(pid))
+    return best[0]
+
+
+def _cpu_seconds(pid: Optional[int]) -> Optional[float]:
+    """CPU time the kernel has charged to `pid`'s main thread (/proc/<pid>/schedstat, nanoseconds)."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/schedstat") as handle:
+            return int(handle.read().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1][:300] if lines else ""
@@ -356,6 +443,8 @@ def _last_line(text: str) -> str:
 
 #: deepest nesting of a result value the harness can send (its `_plain` stops at 50)
 MAX_NESTING = 60
+#: most timing marks one probe may send
+MAX_MARKS = 256
 
 
 def _nesting(value: Any) -> int:

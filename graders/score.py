@@ -6,9 +6,11 @@ Results are typed (dataclasses); rendering them is the job of `record` and `repo
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from . import paths
 from .judge import Verdict, get_judge, judge_outcome, same_outcome
 from .probe import ChildRun, ProbeOutcome
 from .spec import ProblemSpec, TestSpec
@@ -72,6 +74,31 @@ class ProblemResult:
 MIN_MATCHES = 2
 
 
+@lru_cache(maxsize=1)
+def _solution_lines() -> frozenset:
+    """Every distinctive line (16+ characters) inside a solution block of the reference."""
+    found = set()
+    for path in paths.REFERENCE.rglob("*.py"):
+        inside = False
+        for line in path.read_text(encoding="utf-8").splitlines():
+            text = line.strip()
+            if text == "# BEGIN SOLUTION":
+                inside = True
+            elif text == "# END SOLUTION":
+                inside = False
+            elif inside and len(text) >= 16:
+                found.add(text)
+    return frozenset(found)
+
+
+def redact(text: str) -> str:
+    """Withhold a message that quotes reference solution code (other problems' solutions run in the
+    sandbox as bytecode; a submission must not get their source back through its report)."""
+    if any(line in text for line in _solution_lines()):
+        return "[message withheld: it quotes the reference solution]"
+    return text
+
+
 def policy_message(path: str, modules: Sequence[str]) -> str:
     """Why a problem scores 0 when its file imports an autodiff library."""
     return (
@@ -119,13 +146,28 @@ def _evidence(
             if mutant is None:
                 continue
             ref = reference.outcomes[test.probe]
-            if judge_outcome(judges[test.id], mutant, ref, test.options, spec.swap.file).passed:
+            if _judge_safely(test, judges[test.id], mutant, ref, spec.swap.file).passed:
                 continue
             ev.fails.add(test.id)
             if test.id in failing and same_outcome(judges[test.id], run.outcomes[test.probe], mutant, test.options):
                 ev.matches.add(test.id)
         found.append(ev)
     return found
+
+
+def _judge_safely(test: TestSpec, fn: Any, student: ProbeOutcome, reference: ProbeOutcome, path: str) -> Verdict:
+    """Judge; a judge that chokes on the student's data fails the test (it is a grader fault only
+    if the same judge cannot even accept the reference's own data)."""
+    try:
+        return judge_outcome(fn, student, reference, test.options, path)
+    except Exception as exc:
+        try:
+            sane = judge_outcome(fn, reference, reference, test.options, path).passed
+        except Exception:
+            sane = False
+        if not sane:
+            raise
+        return Verdict(0.0, f"the probe's result could not be read ({type(exc).__name__}: {str(exc)[:200]})")
 
 
 def score_problem(
@@ -151,7 +193,7 @@ def score_problem(
         if load_error:
             verdict = Verdict(0.0, load_error)
         else:
-            verdict = judge_outcome(judges[test.id], student, reference.outcomes[test.probe], test.options, spec.swap.file)
+            verdict = _judge_safely(test, judges[test.id], student, reference.outcomes[test.probe], spec.swap.file)
         if not verdict.passed and verdict.misconception:
             rules[verdict.misconception] += 1
         judged.append((test, verdict, student.seconds))
@@ -171,14 +213,14 @@ def score_problem(
             TestResult(
                 spec.id, test.id, test.name, test.kind, test.points,
                 round(test.points * max(0.0, min(1.0, verdict.fraction)), 6),
-                verdict.message, misconception, seconds, verdict.figure,
+                redact(verdict.message), misconception, seconds, verdict.figure,
             )
         )
-    errors = [load_error] if load_error else []
+    errors = [redact(load_error)] if load_error else []
     if run.missing_symbols:
         errors.append(f"not defined in {spec.swap.file}: {', '.join(run.missing_symbols)}")
     return ProblemResult(
         spec.id, spec.title, tests,
         misconceptions=[m for m, _ in found.most_common()],
-        errors=errors, notes=list(run.notes), seconds=run.seconds,
+        errors=errors, notes=[redact(n) for n in run.notes], seconds=run.seconds,
     )

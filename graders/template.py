@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence
 
+from .intake import parse_python
 from .spec import ProblemSpec
 
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION\s*$")
@@ -57,7 +58,7 @@ def _qualname_at(tree: ast.AST, line: int) -> str:
 def find_blocks(source: str, filename: str, rel_path: str, problems: Sequence[ProblemSpec]) -> List[SolutionBlock]:
     """Locate every solution block of `source` and the problem that owns it."""
     lines = source.splitlines()
-    tree = ast.parse(source, filename=filename)
+    tree = parse_python(source, filename)
     blocks: List[SolutionBlock] = []
     open_at: Optional[int] = None
     indent = ""

@@ -186,6 +186,7 @@ def run(config, channel):
     import probekit
 
     probekit.STUDENT_FILE = student_file
+    probekit.connect(channel, config.get("ack_fd"))
     spec = importlib.util.spec_from_file_location("probes", config["probes_file"])
     probes = importlib.util.module_from_spec(spec)
     sys.modules["probes"] = probes
@@ -193,6 +194,7 @@ def run(config, channel):
     registry = getattr(probes, "PROBES")
     for probe_id in config["probes"]:
         channel.emit("start", probe=probe_id)
+        probekit.CURRENT = probe_id
         seed = probe_seed(config["seed"], probe_id)
         sys.setrecursionlimit(DEFAULT_RECURSION_LIMIT)  # every probe starts at Python's default
         random.seed(seed)

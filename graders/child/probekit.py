@@ -13,6 +13,29 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 PROBES: Dict[str, Callable[[Optional[str]], Any]] = {}
 #: the student's file in this run (set by the harness; None on the reference)
 STUDENT_FILE: Optional[str] = None
+#: the probe running now, the result channel and the parent's acknowledgement pipe (set by the harness)
+CURRENT: Optional[str] = None
+_CHANNEL = None
+_ACK = None
+
+
+def connect(channel: Any, ack_fd: Optional[int]) -> None:
+    global _CHANNEL, _ACK
+    _CHANNEL, _ACK = channel, ack_fd
+
+
+def mark(label: str) -> None:
+    """Have the PARENT stamp this moment with its own clock (timing the student's code cannot fake).
+
+    Waits for the parent's acknowledgement, so consecutive marks are stamped
+    one at a time. Outside the harness (no channel) it does nothing.
+    """
+    import os
+
+    if _CHANNEL is None or _ACK is None:
+        return
+    _CHANNEL.emit("mark", probe=CURRENT, label=label)
+    os.read(_ACK, 1)
 
 
 def probe(probe_id: str) -> Callable:

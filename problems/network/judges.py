@@ -1,6 +1,8 @@
 """Parent-side judges for `network`."""
 
-from graders.judge import Verdict, compare_values
+import numpy as np
+
+from graders.judge import NotNumeric, Verdict, to_array
 
 
 def parameter_shapes(student, reference, options) -> Verdict:
@@ -19,18 +21,23 @@ def parameter_shapes(student, reference, options) -> Verdict:
     return Verdict(1.0, "parameters registered with the contract's shapes")
 
 
-def flags(student, reference, options) -> Verdict:
-    """Boolean properties that must all hold."""
+def dropout_modes(student, reference, options) -> Verdict:
+    """Dropout is random in training mode and off in evaluation mode (spreads computed here, in the parent)."""
     value = student.value if isinstance(student.value, dict) else {}
-    failed = [k for k, v in reference.value.items() if v is True and value.get(k) is not True]
-    if failed:
-        text = {
-            "train_varies": "in training mode the output should be random (dropout active)",
-            "eval_deterministic": "in evaluation mode the output should be deterministic (dropout off: "
-                                  "pass ignore=not self.training)",
-        }
-        return Verdict(0.0, "; ".join(text.get(k, k) for k in failed))
+    try:
+        train, evals = to_array(value.get("train")), to_array(value.get("eval"))
+    except NotNumeric as exc:
+        return Verdict(0.0, f"outputs: {exc}")
+    if train.ndim != 2 or evals.ndim != 2 or train.shape[0] < 2 or evals.shape[0] < 2:
+        return Verdict(0.0, "outputs of the wrong shape")
+    problems = []
+    if not np.all(np.isfinite(train)) or float(np.max(np.std(train, axis=0))) <= 1e-9:
+        problems.append("in training mode the output should be random (dropout active)")
+    if not np.all(np.isfinite(evals)) or float(np.max(np.std(evals, axis=0))) >= 1e-12:
+        problems.append("in evaluation mode the output should be deterministic (dropout off: pass ignore=not self.training)")
+    if problems:
+        return Verdict(0.0, "; ".join(problems))
     return Verdict(1.0, "dropout active in training, off in evaluation")
 
 
-JUDGES = {"parameter_shapes": parameter_shapes, "flags": flags}
+JUDGES = {"parameter_shapes": parameter_shapes, "dropout_modes": dropout_modes}

@@ -126,7 +126,7 @@ def network_gradients(_):
 
 @probe("network_dropout")
 def network_dropout(_):
-    """Dropout is random in training mode and off in evaluation mode."""
+    """The outputs of 8 training-mode and 3 evaluation-mode forwards of one input (the parent judges the spread)."""
     rng = np.random.default_rng(10)
     model = _network(0.5)
     x = minitorch.tensor(rng.uniform(-1, 1, (6, 3, 6)))
@@ -134,6 +134,4 @@ def network_dropout(_):
     train_runs = [values(model.forward(x)) for _ in range(8)]
     model.eval()
     eval_runs = [values(model.forward(x)) for _ in range(3)]
-    spread_train = float(np.max(np.std(np.array(train_runs), axis=0)))
-    spread_eval = float(np.max(np.std(np.array(eval_runs), axis=0)))
-    return {"train_varies": spread_train > 1e-9, "eval_deterministic": spread_eval < 1e-12}
+    return {"train": train_runs, "eval": eval_runs}
