@@ -7,20 +7,23 @@ DIR/<name>/{junit.xml,results.json,report.html} atomically, then the client
 commits the gradebook record in one transaction. A kill at any instant leaves
 files that are at worst newer than the gradebook, which the next run regrades.
 
-The executor is any `concurrent.futures.Executor`: a thread pool locally (each
-problem already runs in its own child process) or a Dask cluster's executor.
+The executor is any `concurrent.futures.Executor`: a pool of worker processes locally
+(judging and drawing reports is Python work that threads would serialise; each worker
+dies with the batch), or a Dask cluster's executor.
 """
 
 from __future__ import annotations
 
 import fcntl
 import json
+import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
 import traceback
-from concurrent.futures import Executor, Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,7 +62,7 @@ class BatchOptions:
 
     #: problem ids to grade (None: all)
     problems: Optional[List[str]] = None
-    #: submissions graded at once (local thread pool size; ignored with a scheduler)
+    #: submissions graded at once (local worker processes; ignored with a scheduler)
     jobs: int = 1
     #: problems of one submission graded at once (1 avoids oversubscribing cores)
     problem_jobs: int = 1
@@ -315,9 +318,22 @@ def _dask_client(address: str):
         raise BatchUsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 
 
+def _die_with_parent(parent: int) -> None:
+    """Worker start-up: SIGKILL this worker when the batch process dies (so a killed batch leaves
+    nothing running; each worker's sandboxes die with it in turn)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the batch died before the request took effect
+        os._exit(1)
+
+
 @contextmanager
 def executor_for(options: BatchOptions) -> Iterator[Executor]:
-    """A thread pool of `jobs` workers, or the executor of a Dask cluster."""
+    """A pool of `jobs` worker processes (one thread for `--jobs 1`), or the executor of a Dask cluster."""
     if options.scheduler:
         client = _dask_client(options.scheduler)
         try:
@@ -325,7 +341,11 @@ def executor_for(options: BatchOptions) -> Iterator[Executor]:
         finally:
             client.close()
         return
-    pool = ThreadPoolExecutor(max_workers=max(1, options.jobs), thread_name_prefix="autograde")
+    if options.jobs <= 1:
+        pool: Executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autograde")
+    else:  # processes: judging and rendering reports are Python work that threads would serialise (GIL)
+        pool = ProcessPoolExecutor(max_workers=options.jobs, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_die_with_parent, initargs=(os.getpid(),))
     try:
         yield pool
     finally:

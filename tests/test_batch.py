@@ -216,8 +216,9 @@ def test_grader_fault_gives_a_fault_row_and_exit_code_1(tmp_path, monkeypatch):
 
     monkeypatch.setattr(batch_module, "grade_submission", flaky)
     out = tmp_path / "out"
+    # --jobs 1 grades in this process's thread pool, where the monkeypatched grader applies
     result = CliRunner().invoke(main, ["batch", str(subs), "--out", str(out), "--problems", "network",
-                                       "--jobs", "2", "--no-progress"])
+                                       "--jobs", "1", "--no-progress"])
     assert result.exit_code == 1, result.output
     book = rows(out)
     assert book["unlucky"].status == "fault" and "RuntimeError: grader bug" in book["unlucky"].error
