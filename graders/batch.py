@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 import traceback
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -392,15 +392,28 @@ class _Progress:
         self.bar.close()
 
 
+#: times the tasks of a worker pool that broke (a worker process killed) are handed to a fresh pool
+POOL_RETRIES = 2
+
+
 def _collect(executor: Executor, tasks: Sequence[GradeTask], book: Gradebook, run: BatchRun,
-             progress: _Progress, on_record: Optional[Callable[[GradedSubmission], None]]) -> None:
+             progress: _Progress, on_record: Optional[Callable[[GradedSubmission], None]],
+             last_chance: bool = True) -> List[GradeTask]:
+    """Record every task's result as it completes; return the tasks lost to a broken worker pool
+    (unless `last_chance`: then they are recorded as faults)."""
     started = time.time()
     futures: Dict[Future, GradeTask] = {executor.submit(grade_task, t): t for t in tasks}
+    lost: List[GradeTask] = []
     try:
         for future in as_completed(futures):
             task = futures[future]
             try:
                 graded = future.result()
+            except BrokenExecutor as exc:
+                if not last_chance:
+                    lost.append(task)
+                    continue
+                graded = task_failed(task, exc, started)
             except Exception as exc:  # the task did not return (worker lost, pickling, ...)
                 graded = task_failed(task, exc, started)
             book.record(graded)
@@ -412,6 +425,7 @@ def _collect(executor: Executor, tasks: Sequence[GradeTask], book: Gradebook, ru
         for future in futures:
             future.cancel()
         raise
+    return lost
 
 
 def _version_warning(run: BatchRun, version: str) -> None:
@@ -454,8 +468,12 @@ def run_batch(submissions_dir: Path, out_dir: Path, options: BatchOptions,
         if tasks:
             progress = _Progress(len(tasks), options.progress)
             try:
-                with executor_for(options) as executor:
-                    _collect(executor, tasks, book, run, progress, on_record)
+                for attempt in range(POOL_RETRIES + 1):  # a killed worker breaks its pool: retry in a new one
+                    with executor_for(options) as executor:
+                        tasks = _collect(executor, tasks, book, run, progress, on_record, attempt == POOL_RETRIES)
+                    if not tasks:
+                        break
+                    run.warnings.append(f"a worker process died; {len(tasks)} submission(s) handed to a new pool")
             finally:
                 progress.close()
         _version_warning(run, current_grader_version())

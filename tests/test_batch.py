@@ -7,6 +7,7 @@ import csv
 import json
 import random
 import shutil
+import os
 import signal
 import sqlite3
 import subprocess
@@ -371,3 +372,37 @@ def test_sigkill_inside_the_commit_leaves_no_half_record(tmp_path):
     assert final.returncode == 0, final.stderr
     assert "graded 2 submission(s)" in final.stdout and "1 unchanged" in final.stdout
     _assert_consistent(out, ["a", "b", "c"], complete=True)
+
+
+def _worker_pids(batch_pid: int) -> list:
+    """The batch's worker processes (multiprocessing 'spawn' children)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == batch_pid and b"spawn_main" in cmdline:  # not the resource tracker
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.slow
+def test_sigkill_of_a_worker_process_hands_its_work_to_a_new_pool(tmp_path):
+    subs = cb.make_class(tmp_path / "subs", KILL_CLASS)
+    out = tmp_path / "out"
+    proc = subprocess.Popen(_batch_command(subs, out), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(_worker_pids(proc.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)  # both workers have taken a submission: kill one while it grades
+    workers = _worker_pids(proc.pid)
+    assert workers, "no worker process found"
+    os.kill(workers[0], signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, (stdout, stderr)
+    assert "handed to a new pool" in stdout, stdout
+    _assert_consistent(out, KILL_CLASS, complete=True)
