@@ -8,7 +8,6 @@ own in `problems/<id>/judges.py`.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -427,10 +426,6 @@ def get_judge(name: str, local: Dict[str, Judge]) -> Judge:
     if name in BUILTIN:
         return BUILTIN[name]
     raise KeyError(f"unknown judge '{name}'")
-
-
-def isfinite_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def error_text(value: Any, display_path: str) -> Optional[str]:

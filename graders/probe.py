@@ -80,8 +80,6 @@ class ChildRun:
     missing_symbols: List[str] = field(default_factory=list)
     #: process-level events: timeouts, kills, restarts, tampering
     notes: List[str] = field(default_factory=list)
-    stdout_tail: str = ""
-    stderr_tail: str = ""
     seconds: float = 0.0
     #: the harness itself failed outside any probe (a grader fault on a trusted run)
     fault: Optional[str] = None
@@ -541,7 +539,5 @@ def run_child(config: ChildConfig, limits: ChildLimits) -> ChildRun:
         outcomes.setdefault(probe, ProbeOutcome(probe, "missing", error_message="no result"))
     run.outcomes = outcomes
     run.notes = notes
-    run.stdout_tail = _tail(config.workdir / "stdout.0.txt")
-    run.stderr_tail = _tail(config.workdir / "stderr.0.txt")
     run.seconds = time.monotonic() - started
     return run

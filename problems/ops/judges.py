@@ -13,7 +13,7 @@ def _cases(outcome) -> List[Dict[str, Any]]:
     return outcome.value if isinstance(outcome.value, list) else []
 
 
-def _case_label(i: int, case: Dict[str, Any]) -> str:
+def _case_label(i: int) -> str:
     return f"case {i + 1}"
 
 
@@ -37,10 +37,10 @@ def op_forward(student, reference, options) -> Verdict:
             continue
         message = error_text(g.get("forward") if isinstance(g, dict) else None, DISPLAY)
         if message:
-            return Verdict(0.0, f"{_case_label(i, w)}: forward raised {message}")
+            return Verdict(0.0, f"{_case_label(i)}: forward raised {message}")
         problem = compare_values(g.get("forward"), w["forward"], rtol, atol, "output")
         if problem:
-            return Verdict(0.0, f"{_case_label(i, w)} ({_shape_note(w)}): {problem}")
+            return Verdict(0.0, f"{_case_label(i)} ({_shape_note(w)}): {problem}")
     return Verdict(1.0, f"forward matches the reference on {len(want)} cases (shapes, broadcasting, permuted strides)")
 
 
@@ -93,10 +93,10 @@ def op_backward(student, reference, options) -> Verdict:
             continue
         message = error_text(g.get("backward") if isinstance(g, dict) else None, DISPLAY)
         if message:
-            return Verdict(0.0, f"{_case_label(i, w)}: backward raised {message}")
+            return Verdict(0.0, f"{_case_label(i)}: backward raised {message}")
         problem = compare_values(g.get("backward"), w["backward"], rtol, atol, "input gradients")
         if problem:
-            return Verdict(0.0, f"{_case_label(i, w)} ({_shape_note(w)}): {problem}.{_fd_opinion(g)}")
+            return Verdict(0.0, f"{_case_label(i)} ({_shape_note(w)}): {problem}.{_fd_opinion(g)}")
     return Verdict(1.0, f"gradients match the reference on {len(want) - sum('noncontiguous' in w for w in want)} cases")
 
 
