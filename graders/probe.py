@@ -316,6 +316,8 @@ class _Attempt:
                 return
             self.loaded = event
             self.harness_pid = _harness_pid(self.proc.pid) if self.proc else None
+            if self.harness_pid is None:
+                self.tampered.append("the harness process was not found: timing marks cannot be read")
         elif kind == "start":
             probe = event.get("probe")
             if probe not in self.probes or probe in self.results:

@@ -138,4 +138,4 @@ def test_each_instructor_mutant_is_named_when_submitted(spec, path, tmp_path):
     shutil.copy(mutant_source(spec, path), target)
     (problem,) = grade_submission(submission, GradeOptions(problems=[spec.id])).problems
     assert problem.score < problem.max_score
-    assert misconception_of(path) in problem.misconceptions
+    assert misconception_of(path) in problem.misconceptions, [(t.id, t.message) for t in problem.tests if not t.passed]
