@@ -316,8 +316,6 @@ class _Attempt:
                 return
             self.loaded = event
             self.harness_pid = _harness_pid(self.proc.pid) if self.proc else None
-            if self.harness_pid is None:
-                self.tampered.append("the harness process was not found: timing marks cannot be read")
         elif kind == "start":
             probe = event.get("probe")
             if probe not in self.probes or probe in self.results:
@@ -345,6 +343,8 @@ class _Attempt:
     def _mark(self, event: Dict[str, Any]) -> None:
         """Stamp a timing mark with the child's CPU clock as the KERNEL reports it (the child cannot
         fake it, and load on the machine barely changes it), then let the child go on."""
+        if self.harness_pid is None and self.proc is not None:
+            self.harness_pid = _harness_pid(self.proc.pid, scan=True)
         now = _cpu_seconds(self.harness_pid)
         label = event.get("label")
         if event.get("probe") != self.current or not isinstance(label, str) or len(label) > 64:
@@ -386,18 +386,20 @@ class _Attempt:
         self.current = None
 
 
-def _children(pid: int) -> List[int]:
-    """Child pids of `pid` (/proc/<pid>/task/*/children, or a scan of /proc where the kernel lacks it)."""
+def _children(pid: int, scan: bool = False) -> List[int]:
+    """Child pids of `pid`: /proc/<pid>/task/*/children (fast, but the kernel calls it unreliable
+    while the tree changes), or with `scan` a full pass over /proc's parent pids."""
     found: List[int] = []
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as handle:
-                found.extend(int(c) for c in handle.read().split())
-        return found
-    except FileNotFoundError:
-        pass
-    except (OSError, ValueError):
-        return found
+    if not scan:
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as handle:
+                    found.extend(int(c) for c in handle.read().split())
+            return found
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError):
+            return found
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
@@ -409,20 +411,22 @@ def _children(pid: int) -> List[int]:
     return found
 
 
-def _harness_pid(root: int) -> Optional[int]:
-    """The host pid of the harness process: the deepest of `root`'s descendants running harness.py
-    (prlimit, bwrap and setpriv above it carry the same arguments)."""
-    best, todo = (None, -1), [(root, 0)]
+def _harness_pid(root: int, scan: bool = False) -> Optional[int]:
+    """The host pid of the harness: the descendant of `root` whose program is Python running
+    harness.py (prlimit, bwrap and setpriv above it carry the same arguments, not the same argv[0])."""
+    python = os.path.realpath(sys.executable).encode()
+    todo = [root]
     while todo:
-        pid, depth = todo.pop()
+        pid = todo.pop()
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                if b"harness.py" in handle.read() and depth > best[1]:
-                    best = (pid, depth)
+                argv = handle.read().split(b"\0")
         except OSError:
-            pass
-        todo.extend((child, depth + 1) for child in _children(pid))
-    return best[0]
+            argv = []
+        if argv and argv[0] == python and any(a.endswith(b"harness.py") for a in argv[1:]):
+            return pid
+        todo.extend(_children(pid, scan))
+    return None if scan else _harness_pid(root, scan=True)
 
 
 def _cpu_seconds(pid: Optional[int]) -> Optional[float]:
