@@ -38,6 +38,7 @@ MAPS = {
     "exp": ("exp_map", wide_floats),
     "id": ("id_map", wide_floats),
     "inv": ("inv_map", positive_floats),
+    "tanh": ("tanh_map", wide_floats),
 }
 ZIPS = ["add_zip", "mul_zip", "lt_zip", "eq_zip", "is_close_zip", "relu_back_zip", "log_back_zip", "inv_back_zip"]
 REDUCES = ["add_reduce", "mul_reduce"]
@@ -91,6 +92,17 @@ def test_zip_python_numpy_bitwise(attr, d: DataObject):
     numbers = positive_floats if attr in ("log_back_zip", "inv_back_zip") else sampled_from([-1.5, -0.0, 0.0, 0.5, 1.0, 2.0, 1.004]) | medium_floats
     a, b = d.draw(broadcast_tensors(numbers))
     assert_bitwise(getattr(SIMPLE, attr)(with_backend(a, SIMPLE), with_backend(b, SIMPLE)), getattr(FAST, attr)(a, b))
+
+
+@SETTINGS
+@given(d=data(), exponent=sampled_from([2.0, 0.5, 3.0, -1.0, 1.7, 0.0]))
+def test_pow_scalar_zip_python_numpy_bitwise(d: DataObject, exponent):
+    """`x ** s` (the course's pow_scalar_zip): NumPy avoids its square/sqrt fast paths to equal libm's pow."""
+    t = d.draw(tensors(positive_floats))
+    s = minitorch.tensor([exponent])
+    py = SIMPLE.pow_scalar_zip(with_backend(t, SIMPLE), with_backend(s, SIMPLE))
+    assert_bitwise(py, FAST.pow_scalar_zip(t, s))
+    np.testing.assert_allclose(py.to_numpy(), t.to_numpy() ** exponent, rtol=1e-15, atol=0)
 
 
 @pytest.mark.parametrize("attr", REDUCES)

@@ -1,13 +1,16 @@
 """minitorch.module / nn / optim against PyTorch in float64.
 
 Covers Module/Parameter registration (names, order, train/eval recursion),
-nn.Linear, nn.Embedding, dropout (fixed masks and the statistics of random
-ones), the losses (binary cross-entropy, cross-entropy from logits),
-softmax/logsoftmax, and SGD/Adam trajectories compared step by step with
-torch.optim over 25+ steps. Every comparison is a float array check with
+nn.Linear, nn.Embedding, dropout (the course's unscaled `x * (rate < r)`: its
+masks replayed in torch and the statistics of random ones), the losses (binary
+cross-entropy, cross-entropy from logits), softmax/logsoftmax, and SGD/Adam
+trajectories compared step by step over 25+ steps with torch.optim.SGD and with
+the course's Adam written out in torch (`CourseAdam`). Every comparison is a float array check with
 explicit tolerances; each test names the plausible bug it is there to catch.
 """
 
+import math
+import random
 from typing import Dict, List, Tuple
 
 import numpy as np
@@ -148,6 +151,7 @@ def test_train_eval_recurse_like_torch():
 
 def test_dropout_module_follows_train_and_eval():
     np.random.seed(3)
+    random.seed(3)
     top = Top()
     x = mt(np.random.normal(size=(400,)) + 5.0)
     top.eval()
@@ -155,8 +159,8 @@ def test_dropout_module_follows_train_and_eval():
     top.train()
     y = top.first.drop(x).to_numpy()
     kept = y != 0
-    assert 0.6 < kept.mean() < 0.9  # p = 0.25
-    close(y[kept], x.to_numpy()[kept] / 0.75, rtol=1e-15, atol=0, msg="kept entries scaled by 1/(1-p)")
+    assert 0.6 < kept.mean() < 0.9  # rate = 0.25
+    close(y[kept], x.to_numpy()[kept], rtol=0, atol=0, msg="kept entries unscaled (the course's dropout)")
 
 
 def test_parameter_update_keeps_a_named_leaf():
@@ -238,49 +242,49 @@ def test_embedding_rejects_bad_ids():
 
 
 @pytest.mark.parametrize("p", [0.2, 0.5, 0.7])
-def test_dropout_with_fixed_mask_matches_torch(p):
+def test_dropout_replays_in_torch_with_the_courses_mask(p):
+    """The mask is `p < r` for r drawn with random.random() in row-major order; the output is unscaled."""
     rng = np.random.default_rng(6)
     xv = rng.normal(size=(6, 7))
-    mask = (rng.random(size=xv.shape) >= p).astype(np.float64)
+    random.seed(11)
+    r = np.array([random.random() for _ in range(xv.size)]).reshape(xv.shape)
+    mask = (p < r).astype(np.float64)
     assert 0 < mask.sum() < mask.size
     x = mt(xv, requires_grad=True)
-    out = nn.dropout(x, p, mask=mask)
+    random.seed(11)
+    out = nn.dropout(x, rate=p)
     tx = tt(xv, True)
-    tout = tx * tt(mask) / (1 - p)
-    close(out, tout, msg="dropout forward")
+    tout = tx * tt(mask)
+    close(out, tout, rtol=0, atol=0, msg="dropout forward")
     g = rng.normal(size=xv.shape)
     out.backward(mt(g))
     tout.backward(tt(g))
-    close(x.grad, tx.grad, msg="dropout backward")
-    # torch's own dropout, seeded, uses the same convention (kept entries scaled by 1/(1-p)).
-    torch.manual_seed(0)
-    ref = F.dropout(tt(xv), p, training=True).numpy()
-    close(ref[ref != 0], xv[ref != 0] / (1 - p), rtol=1e-15, atol=0)
+    close(x.grad, tx.grad, rtol=0, atol=0, msg="dropout backward")
 
 
 @pytest.mark.parametrize("p", [0.1, 0.3, 0.8])
 def test_dropout_random_mask_statistics(p):
-    np.random.seed(7)
+    random.seed(7)
     n = 200_000
-    xv = np.random.uniform(1.0, 2.0, size=(400, n // 400))  # nowhere zero
+    xv = np.random.default_rng(7).uniform(1.0, 2.0, size=(400, n // 400))  # nowhere zero
     x = mt(xv, requires_grad=True)
     out = nn.dropout(x, p)
     y = out.to_numpy()
     kept = y != 0
     sigma = np.sqrt(p * (1 - p) / n)
     assert abs(kept.mean() - (1 - p)) < 5 * sigma, f"keep rate {kept.mean():.4f}, expected {1 - p}"
-    close(y[kept], xv[kept] / (1 - p), rtol=1e-15, atol=0, msg="inverted-dropout scaling")
-    # E[y] = x: with x = 1 everywhere the mean output is 1 within 5 sigma.
+    close(y[kept], xv[kept], rtol=0, atol=0, msg="kept entries are not rescaled")
+    # E[y] = (1 - p) x: with x = 1 everywhere the mean output is 1 - p within 5 sigma.
     ones = nn.dropout(mt(np.ones(n)), p).to_numpy()
-    assert abs(ones.mean() - 1.0) < 5 * np.sqrt(p / ((1 - p) * n))
-    # The gradient goes through the same mask with the same scale.
+    assert abs(ones.mean() - (1.0 - p)) < 5 * sigma
+    # The gradient goes through the same mask.
     out.backward(mt(np.ones(xv.shape)))
-    close(x.grad, kept / (1 - p), rtol=1e-15, atol=0, msg="dropout gradient")
-    # A fresh mask on every call; the same one again after re-seeding.
-    np.random.seed(8)
+    close(x.grad, kept.astype(np.float64), rtol=0, atol=0, msg="dropout gradient")
+    # A fresh mask on every call; the same one again after re-seeding Python's random.
+    random.seed(8)
     a = nn.dropout(mt(np.ones(1000)), p).to_numpy()
     b = nn.dropout(mt(np.ones(1000)), p).to_numpy()
-    np.random.seed(8)
+    random.seed(8)
     a2 = nn.dropout(mt(np.ones(1000)), p).to_numpy()
     assert not np.array_equal(a, b)
     close(a2, a, rtol=0, atol=0)
@@ -290,6 +294,7 @@ def test_dropout_identity_and_extremes():
     np.random.seed(9)
     xv = np.random.normal(size=(5, 5))
     x = mt(xv, requires_grad=True)
+    assert nn.dropout(x, 0.5, ignore=True) is x and minitorch.dropout(x, rate=0.9, ignore=True) is x
     for out in (nn.dropout(x, 0.5, ignore=True), nn.dropout(x, 0.0), minitorch.dropout(x, 0.9, ignore=True)):
         close(out, xv, rtol=0, atol=0)
     out = nn.dropout(x, 0.5, ignore=True)
@@ -389,8 +394,33 @@ def test_softmax_and_logsoftmax_match_torch(dim, scale):
 
 
 # ---------------------------------------------------------------------------
-# Optimizers: trajectories equal to torch.optim's
+# Optimizers: trajectories equal to torch.optim.SGD's and to the course's Adam
 # ---------------------------------------------------------------------------
+
+
+class CourseAdam:
+    """The course's Adam (spring 2026 optim.py) in torch float64: denominator sqrt(v) + eps,
+    step lr * sqrt(1 - beta2^t) / (1 - beta1^t). torch.optim.Adam divides sqrt(v) by
+    sqrt(1 - beta2^t) before adding eps, so it differs when eps matters."""
+
+    def __init__(self, params, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8):
+        self.params, self.lr, self.beta1, self.beta2, self.eps = list(params), lr, beta1, beta2, eps
+        self.t = 0
+        self.m = [torch.zeros_like(p) for p in self.params]
+        self.v = [torch.zeros_like(p) for p in self.params]
+
+    def zero_grad(self) -> None:
+        for p in self.params:
+            p.grad = None
+
+    @torch.no_grad()
+    def step(self) -> None:
+        self.t += 1
+        step_size = self.lr * math.sqrt(1.0 - self.beta2**self.t) / (1.0 - self.beta1**self.t)
+        for i, p in enumerate(self.params):
+            self.m[i] = self.m[i] * self.beta1 + (1 - self.beta1) * p.grad
+            self.v[i] = self.v[i] * self.beta2 + (1 - self.beta2) * p.grad**2
+            p -= step_size * self.m[i] / (self.v[i].sqrt() + self.eps)
 
 
 class MLP(minitorch.Module):
@@ -452,26 +482,35 @@ def test_sgd_trajectory_equals_torch():
 
 @pytest.mark.parametrize(
     "kw",
-    [dict(lr=0.01), dict(lr=0.05, betas=(0.8, 0.99), eps=1e-6), dict(lr=0.002, betas=(0.5, 0.9), eps=1e-3)],
+    [dict(lr=0.01), dict(lr=0.05, beta1=0.8, beta2=0.99, eps=1e-6), dict(lr=0.002, beta1=0.5, beta2=0.9, eps=1e-3)],
     ids=["default", "betas", "big-eps"],
 )
-def test_adam_trajectory_equals_torch(kw):
+def test_adam_trajectory_equals_the_courses_adam(kw):
     model, tparams, batches = _twins(21)
-    losses = _run(
-        model, tparams, batches, lambda ps, tps: (minitorch.Adam(ps, **kw), torch.optim.Adam(tps, **kw)), 30
-    )
+    losses = _run(model, tparams, batches, lambda ps, tps: (minitorch.Adam(ps, **kw), CourseAdam(tps, **kw)), 30)
     assert losses[-1][0] < losses[0][0]
 
 
+def test_adam_eps_sits_outside_the_bias_correction():
+    """With a big eps the course's formula and torch.optim.Adam's part: ours follows the course."""
+    kw = dict(lr=0.002, eps=1e-3)
+    model, tparams, batches = _twins(21)
+    with pytest.raises(AssertionError):
+        _run(model, tparams, batches, lambda ps, tps: (minitorch.Adam(ps, **kw), torch.optim.Adam(tps, **kw)), 3)
+
+
 def test_adam_first_step_is_bias_corrected():
-    """Step 1 of Adam moves every coordinate by lr * g / (|g| + eps') ~ lr (the bias-corrected rule)."""
+    """Step 1 moves every coordinate by lr * sqrt(bc2) g / (sqrt(bc2) |g| + eps) ~ lr sign(g)."""
     p = Parameter(mt([1.0, -2.0, 3.0]))
     opt = minitorch.Adam([p], lr=0.1)
-    opt.zero_grad()
     loss = (p.value * mt([0.001, -5.0, 40.0])).sum()
     loss.backward()
     opt.step()
-    close(p.value, [0.9, -1.9, 2.9], rtol=1e-6, atol=1e-6)
+    g = np.array([0.001, -5.0, 40.0])
+    root = math.sqrt(0.001)
+    expected = np.array([1.0, -2.0, 3.0]) - 0.1 * root * g / (root * np.abs(g) + 1e-8)
+    close(p.value, expected, rtol=1e-15, atol=1e-15)
+    close(p.value, [0.9, -1.9, 2.9], rtol=1e-3, atol=1e-3)
 
 
 def test_optimizers_skip_parameters_without_grad():
@@ -483,6 +522,30 @@ def test_optimizers_skip_parameters_without_grad():
         opt.step()
     for n, p in model.named_parameters():
         close(p.value, before[n], rtol=0, atol=0, msg=n)
+
+
+@pytest.mark.parametrize("make", [lambda ps: minitorch.SGD(ps, lr=0.1), lambda ps: minitorch.Adam(ps, lr=0.1)],
+                         ids=["SGD", "Adam"])
+def test_step_replaces_each_value_so_gradients_never_carry_over(make):
+    """The course's optimizers call p.update(new value): a fresh leaf without .grad each step."""
+    np.random.seed(24)
+    model = MLP()
+    opt = make(model.parameters())
+    xv = np.random.normal(size=(4, 3))
+    model(mt(xv)).sum().backward()
+    old = [p.value for p in model.parameters()]
+    opt.step()
+    for p, o in zip(model.parameters(), old):
+        assert p.value is not o and p.value.is_leaf() and p.value.grad is None
+        assert o.grad is not None  # the old value keeps its gradient; nothing was cleared in place
+    # Without zero_grad, the next backward gives exactly the gradient of the new values alone.
+    model(mt(xv)).sum().backward()
+    fresh = {n: p.value.grad.to_numpy() for n, p in model.named_parameters()}
+    for p in model.parameters():
+        p.value.grad = None
+    model(mt(xv)).sum().backward()
+    for n, p in model.named_parameters():
+        close(p.value.grad, fresh[n], rtol=0, atol=0, msg=n)
 
 
 def test_zero_grad_clears_and_prevents_accumulation():

@@ -8,6 +8,8 @@ random (not all-ones) output gradient, and compares outputs and every input's
 
 from typing import Callable, Sequence
 
+import random
+
 import numpy as np
 import pytest
 import torch
@@ -285,10 +287,11 @@ def test_embedding_repeated_ids_add_up():
 
 
 @pytest.mark.parametrize("p", [0.0, 0.3, 0.5, 1.0])
-def test_dropout_with_explicit_mask_matches_torch_twin(p):
-    np.random.seed(0)
-    x_np = np.random.normal(size=(6, 7))
-    mask = minitorch.dropout_mask((6, 7), p)
+def test_dropout_mask_replayed_in_torch(p):
+    """The course's dropout: x * (p < r), r = rand(x.shape); one Mul node, the mask a constant."""
+    x_np = np.random.default_rng(0).normal(size=(6, 7))
+    random.seed(1)
+    mask = minitorch.nn.dropout_mask((6, 7), p)
     assert mask.is_constant()
     m = mask.to_numpy()
     assert set(np.unique(m)) <= {0.0, 1.0}
@@ -296,32 +299,36 @@ def test_dropout_with_explicit_mask_matches_torch_twin(p):
         assert m.all()
     if p == 1.0:
         assert not m.any()
-    scale = 1.0 / (1.0 - p) if p < 1.0 else 0.0
     x = minitorch.tensor(x_np, requires_grad=True)
-    out = minitorch.apply_dropout_mask(x, mask, scale)
+    random.seed(1)
+    out = minitorch.dropout(x, p)
+    assert out.history.last_fn is minitorch.Mul
     tx = torch.tensor(x_np, requires_grad=True)
-    tout = tx * torch.tensor(m) * scale
-    np.testing.assert_allclose(out.to_numpy(), tout.detach().numpy(), rtol=1e-15, atol=0)
+    tout = tx * torch.tensor(m)
+    np.testing.assert_allclose(out.to_numpy(), tout.detach().numpy(), rtol=0, atol=0)
     out.sum().backward()
     tout.sum().backward()
-    np.testing.assert_allclose(x.grad.to_numpy(), tx.grad.numpy(), rtol=1e-15, atol=0)
+    np.testing.assert_allclose(x.grad.to_numpy(), tx.grad.numpy(), rtol=0, atol=0)
 
 
 def test_dropout_mask_seeded_and_rate():
-    np.random.seed(5)
-    a = minitorch.dropout_mask((100, 100), 0.25).to_numpy()
-    np.random.seed(5)
-    b = minitorch.dropout_mask((100, 100), 0.25).to_numpy()
+    random.seed(5)
+    a = minitorch.nn.dropout_mask((100, 100), 0.25).to_numpy()
+    random.seed(5)
+    b = minitorch.nn.dropout_mask((100, 100), 0.25).to_numpy()
     np.testing.assert_array_equal(a, b)
     assert abs(a.mean() - 0.75) < 0.02
 
 
-def test_rand_uses_numpy_global_rng():
-    np.random.seed(3)
+def test_rand_draws_python_random_in_row_major_order():
+    random.seed(3)
+    expected = np.array([random.random() for _ in range(12)]).reshape(3, 4)
+    random.seed(3)
     a = minitorch.rand((3, 4)).to_numpy()
-    np.random.seed(3)
+    np.testing.assert_array_equal(a, expected)
+    random.seed(3)
     b = minitorch.rand((3, 4), requires_grad=True)
-    np.testing.assert_array_equal(a, b.to_numpy())
+    np.testing.assert_array_equal(b.to_numpy(), expected)
     assert b.is_leaf() and ((a >= 0) & (a < 1)).all()
 
 

@@ -80,6 +80,9 @@ def topological_sort(variable: Variable) -> Iterable[Variable]:
         search dies on graphs deeper than Python's recursion limit (~1000).
     """
     # BEGIN SOLUTION
+    # The reverse of the post-order of a depth-first search that visits each
+    # node's parents in order (the order the course's tests expect). Parents are
+    # pushed in reverse so the first parent is popped, and finished, first.
     order: List[Variable] = []
     visited = set()
     stack: List[Tuple[Variable, bool]] = [(variable, False)]
@@ -92,7 +95,7 @@ def topological_sort(variable: Variable) -> Iterable[Variable]:
             continue
         visited.add(node.unique_id)
         stack.append((node, True))
-        for parent in node.parents:
+        for parent in reversed(list(node.parents)):
             if parent.unique_id not in visited and not parent.is_constant():
                 stack.append((parent, False))
     order.reverse()
