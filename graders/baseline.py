@@ -7,10 +7,12 @@ probe inputs), once per grader version and seed, and cached as JSON.
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib.util
 import json
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
@@ -50,8 +52,10 @@ def problem_hooks(problem: ProblemSpec) -> Any:
     path = problem.folder / "judges.py"
     if not path.is_file():
         return None
-    spec = importlib.util.spec_from_file_location(f"problem_judges_{problem.id}", path)
+    name = f"problem_judges_{problem.id}"
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look the module up by name
     spec.loader.exec_module(module)
     return module
 
@@ -88,7 +92,14 @@ def run_from_json(data: Dict[str, Any]) -> ChildRun:
     return ChildRun(outcomes=outcomes, **data)
 
 
+def _probes_digest(problem: ProblemSpec) -> str:
+    """A short digest of what a run depends on that an offering may change: the probes and the swap."""
+    probes = "\0".join(dict.fromkeys(t.probe for t in problem.tests)) + "\1" + "\0".join(problem.swap.symbols)
+    return hashlib.sha256(probes.encode()).hexdigest()[:10]
+
+
 def _cached_run(problem: ProblemSpec, label: str, seed: int, student_file: Optional[Path]) -> ChildRun:
+    label = f"{label}-{_probes_digest(problem)}"
     path = cache_root() / "runs" / problem.id / f"{label}-{seed}.json"
     if path.is_file():
         return run_from_json(json.loads(path.read_text()))

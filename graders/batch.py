@@ -36,7 +36,7 @@ from .grade import GradeOptions, GradeResult, grade_submission, workspace_dir
 from .intake import open_submission
 from .record import write_atomic, write_results
 from .score import failed_problem
-from .spec import load_problems
+from .offering import get_offering, offering_problems
 
 RESULT_FILES = ("junit.xml", "results.json", "report.html")
 #: Files of DIR itself; no submission may be named like them.
@@ -60,7 +60,9 @@ class BatchUsageError(Exception):
 class BatchOptions:
     """How to run a batch."""
 
-    #: problem ids to grade (None: all)
+    #: the course offering (problems/offerings.toml); None: its default
+    offering: Optional[str] = None
+    #: problem ids to grade (None: all of the offering's)
     problems: Optional[List[str]] = None
     #: submissions graded at once (local worker processes; ignored with a scheduler)
     jobs: int = 1
@@ -95,6 +97,8 @@ class GradeTask:
     source: str
     #: absolute batch output directory; the task writes <out_dir>/<name>/
     out_dir: str
+    #: the offering graded (its problems and points)
+    offering: str
     problems: Tuple[str, ...]
     seed: int
     problem_jobs: int
@@ -192,6 +196,11 @@ def outputs_complete(student_dir: Path, row: SubmissionRow) -> bool:
         return False
 
 
+def problems_key(task: GradeTask) -> str:
+    """What was graded, as the gradebook records it: `offering:problem,problem` (a change regrades)."""
+    return f"{task.offering}:" + ",".join(task.problems)
+
+
 def up_to_date(row: Optional[SubmissionRow], task: GradeTask) -> bool:
     """The gradebook holds a complete, fault-free record of this exact grading."""
     return (
@@ -199,7 +208,7 @@ def up_to_date(row: Optional[SubmissionRow], task: GradeTask) -> bool:
         and row.status != "fault"
         and row.content_hash == task.content_hash
         and row.grader_version == task.grader_version
-        and row.problems == ",".join(task.problems)
+        and row.problems == problems_key(task)
         and row.seed == task.seed
         and outputs_complete(Path(task.out_dir) / task.name, row)
     )
@@ -207,14 +216,15 @@ def up_to_date(row: Optional[SubmissionRow], task: GradeTask) -> bool:
 
 def plan(entries: Sequence[Entry], book: Gradebook, options: BatchOptions, out_dir: Path) -> Tuple[List[GradeTask], List[str]]:
     """(tasks to run, names skipped as up to date)."""
-    specs = load_problems(only=options.problems)
+    offering = get_offering(options.offering)
+    specs = offering_problems(offering, only=options.problems)
     wanted = [s.swap.file for s in specs]
     version = current_grader_version()
     tasks: List[GradeTask] = []
     skipped: List[str] = []
     for entry in entries:
         task = GradeTask(
-            name=entry.name, source=str(entry.path), out_dir=str(out_dir.resolve()),
+            name=entry.name, source=str(entry.path), out_dir=str(out_dir.resolve()), offering=offering.id,
             problems=tuple(s.id for s in specs), seed=options.seed, problem_jobs=options.problem_jobs,
             content_hash=submission_hash(entry.path, wanted), grader_version=version,
         )
@@ -231,12 +241,13 @@ def plan(entries: Sequence[Entry], book: Gradebook, options: BatchOptions, out_d
 def fault_result(task: GradeTask, fault: str) -> GradeResult:
     """A complete zero-score result for a submission the grader failed on."""
     try:
-        problems = [failed_problem(s, FAULT_MESSAGE, fault=fault) for s in load_problems(only=list(task.problems))]
+        specs = offering_problems(get_offering(task.offering), only=list(task.problems))
+        problems = [failed_problem(s, FAULT_MESSAGE, fault=fault) for s in specs]
     except Exception:  # the problem specs themselves are unusable
         problems = []
     return GradeResult(
         submission=task.name, problems=problems, errors=[FAULT_MESSAGE],
-        grader_version=task.grader_version, seed=task.seed, content_hash=task.content_hash,
+        grader_version=task.grader_version, seed=task.seed, content_hash=task.content_hash, offering=task.offering,
     )
 
 
@@ -266,7 +277,7 @@ def write_outputs(result: GradeResult, student_dir: Path) -> None:
 def _graded(task: GradeTask, result: GradeResult, started: float, fault: Optional[str]) -> GradedSubmission:
     return GradedSubmission(
         name=task.name, source=task.source, content_hash=result.content_hash or task.content_hash,
-        problems=",".join(task.problems), seed=task.seed,
+        problems=problems_key(task), seed=task.seed,
         grader_version=result.grader_version or task.grader_version, result=result,
         fault=fault, started_at=started, finished_at=time.time(),
     )
@@ -285,7 +296,8 @@ def grade_task(task: GradeTask) -> GradedSubmission:
     started = time.time()
     fault = None
     try:
-        options = GradeOptions(problems=list(task.problems), jobs=task.problem_jobs, seed=task.seed)
+        options = GradeOptions(offering=task.offering, problems=list(task.problems), jobs=task.problem_jobs,
+                               seed=task.seed)
         result = grade_submission(Path(task.source), options, name=task.name)
     except Exception as exc:  # a grader bug: this submission gets a fault row, the batch goes on
         fault = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"
@@ -459,7 +471,7 @@ def run_batch(submissions_dir: Path, out_dir: Path, options: BatchOptions,
     from reports.class_report import write_class_outputs
 
     clock = time.monotonic()
-    load_problems(only=options.problems)  # unknown ids: a usage error before anything is written
+    offering_problems(get_offering(options.offering), only=options.problems)  # usage errors before anything is written
     require_sandbox(options)
     entries, ignored = discover(submissions_dir, out_dir)
     run = BatchRun(out_dir=out_dir, ignored=ignored)

@@ -17,17 +17,27 @@ def main() -> None:
     """Grade miniTorch autodiff homework submissions."""
 
 
+def offering_option(command):
+    """`--offering ID`: which course offering to grade (problems/offerings.toml)."""
+    return click.option(
+        "--offering", default=None, metavar="ID",
+        help="Course offering whose problems and points to use (problems/offerings.toml; "
+             "default: $AUTOGRADE_OFFERING, else the file's default, spring 2026 HW2).",
+    )(command)
+
+
 @main.command("make-template")
 @click.option("--check", is_flag=True, help="Exit 1 if student_template/ differs from what would be generated.")
 @click.option("--out", "dest", type=click.Path(path_type=Path), default=None, help="Write somewhere else than student_template/.")
-def make_template_cmd(check: bool, dest: Path | None) -> None:
+@offering_option
+def make_template_cmd(check: bool, dest: Path | None, offering: str | None) -> None:
     """Generate student_template/ from reference/ (solution blocks stubbed)."""
     from .make_template import make_template
     from .spec import SpecError
     from .template import MarkerError
 
     try:
-        diffs = make_template(dest, check=check)
+        diffs = make_template(dest, check=check, offering=offering)
     except (MarkerError, SpecError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
@@ -39,7 +49,7 @@ def make_template_cmd(check: bool, dest: Path | None) -> None:
             sys.exit(1)
         click.echo("student_template/ is up to date")
     else:
-        click.echo("wrote student_template/")
+        click.echo(f"wrote {dest or 'student_template'}/")
 
 
 def _problem_list(value: str | None) -> list[str] | None:
@@ -50,9 +60,10 @@ def _problem_list(value: str | None) -> list[str] | None:
 @click.argument("submission", type=click.Path(exists=True, path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
               help="Directory for results.json, report.html and junit.xml (default: ./autograde-results/<name>).")
-@click.option("--problems", default=None, help="Comma-separated problem ids (default: all).")
+@click.option("--problems", default=None, help="Comma-separated problem ids (default: all of the offering's).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=2, show_default=True, help="Problems graded at once.")
-def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs: int) -> None:
+@offering_option
+def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs: int, offering: str | None) -> None:
     """Grade one submission (a folder or a .zip)."""
     from .grade import GradeOptions, grade_submission
     from .record import summary_text, write_results
@@ -60,7 +71,7 @@ def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs
     from reports.render import render_submission
 
     try:
-        options = GradeOptions(problems=_problem_list(problems), jobs=jobs)
+        options = GradeOptions(offering=offering, problems=_problem_list(problems), jobs=jobs)
         result = grade_submission(submission, options)
     except SpecError as exc:
         raise click.UsageError(str(exc))
@@ -80,12 +91,16 @@ def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs
 @main.command("gradescope-zip")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Where to write the autograder archive (e.g. autograder.zip).")
-def gradescope_zip_cmd(out_file: Path) -> None:
+@offering_option
+def gradescope_zip_cmd(out_file: Path, offering: str | None) -> None:
     """Build a Gradescope autograder (setup.sh, run_autograder, the grader and its hidden material)."""
     from .gradescope import build_zip
+    from .spec import SpecError
 
     try:
-        names = build_zip(out_file)
+        names = build_zip(out_file, offering=offering)
+    except SpecError as exc:
+        raise click.UsageError(str(exc))
     except (FileNotFoundError, OSError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
@@ -102,19 +117,21 @@ def gradescope_zip_cmd(out_file: Path) -> None:
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Grade on a Dask cluster, e.g. tcp://host:8786 (needs the [dask] extra; DIR must be shared).")
 @click.option("--regrade", is_flag=True, help="Grade every submission again, even unchanged ones.")
-@click.option("--problems", default=None, help="Comma-separated problem ids (default: all).")
+@click.option("--problems", default=None, help="Comma-separated problem ids (default: all of the offering's).")
+@offering_option
 @click.option("--problem-jobs", type=click.IntRange(1, 16), default=1, show_default=True,
               help="Problems of one submission graded at once.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("--allow-weak-sandbox", is_flag=True,
               help="Grade even without the strong sandbox (bubblewrap + root); recorded in every result.")
 def batch_cmd(submissions_dir: Path, out_dir: Path, jobs: int | None, scheduler: str | None, regrade: bool,
-              problems: str | None, problem_jobs: int, no_progress: bool, allow_weak_sandbox: bool) -> None:
+              problems: str | None, offering: str | None, problem_jobs: int, no_progress: bool,
+              allow_weak_sandbox: bool) -> None:
     """Grade every submission (folder or .zip) of SUBMISSIONS_DIR; re-running resumes."""
     from .batch import BatchOptions, BatchUsageError, default_jobs, run_batch, summary_text
     from .spec import SpecError
 
-    options = BatchOptions(problems=_problem_list(problems), jobs=jobs or default_jobs(), problem_jobs=problem_jobs,
+    options = BatchOptions(offering=offering, problems=_problem_list(problems), jobs=jobs or default_jobs(), problem_jobs=problem_jobs,
                            regrade=regrade, scheduler=scheduler, progress=not no_progress,
                            allow_weak_sandbox=allow_weak_sandbox)
     try:

@@ -18,8 +18,9 @@ from .assemble import grader_version
 from .baseline import DEFAULT_SEED, GraderFault, child_config, limits_for, mutant_runs, problem_hooks, reference_run
 from .intake import Submission, open_submission
 from .probe import run_child
-from .score import ProblemResult, failed_problem, policy_message, score_problem
-from .spec import ProblemSpec, load_problems
+from .score import ProblemResult, failed_problem, score_problem
+from .offering import get_offering, offering_problems
+from .spec import ProblemSpec
 
 
 @dataclass
@@ -38,6 +39,8 @@ class GradeResult:
     content_hash: str = ""
     #: "strong" (bubblewrap view, unprivileged uid, namespaces, rlimits) or "weak" (rlimits only)
     sandbox: str = "strong"
+    #: the course offering graded (problems/offerings.toml)
+    offering: str = ""
 
     @property
     def score(self) -> float:
@@ -58,6 +61,8 @@ class GradeResult:
 
 @dataclass(frozen=True)
 class GradeOptions:
+    #: the course offering (problems/offerings.toml); None: its default
+    offering: Optional[str] = None
     problems: Optional[List[str]] = None
     #: problems graded at once (each in its own child process)
     jobs: int = 2
@@ -73,8 +78,6 @@ def grade_problem(
     record = submission.files[spec.swap.file]
     if record.staged is None:
         return failed_problem(spec, record.error or f"{spec.swap.file} is missing")
-    if record.policy:
-        return failed_problem(spec, policy_message(spec.swap.file, record.policy))
     try:
         run = run_child(child_config(spec, workspace / "runs" / spec.id, seed, record.staged), limits_for(spec, limits))
         hooks = problem_hooks(spec)
@@ -129,7 +132,8 @@ def workspace_dir() -> Iterator[Path]:
 def grade_submission(source: Path, options: GradeOptions = GradeOptions(), name: Optional[str] = None) -> GradeResult:
     """Intake → (assemble → probe → judge → score) per problem, in parallel."""
     started = time.monotonic()
-    specs = load_problems(only=options.problems)
+    offering = get_offering(options.offering)
+    specs = offering_problems(offering, only=options.problems)
     with workspace_dir() as workspace:
         submission = open_submission(source, workspace, [s.swap.file for s in specs], name=name)
         with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
@@ -144,4 +148,5 @@ def grade_submission(source: Path, options: GradeOptions = GradeOptions(), name:
         seed=options.seed,
         content_hash=submission.content_hash,
         sandbox="strong" if sandbox.capabilities().strong else "weak",
+        offering=offering.id,
     )

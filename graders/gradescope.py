@@ -92,6 +92,7 @@ rm -rf "$VENV"
 
 # Pre-compute the reference and mutant runs: grading the reference computes and
 # caches them, and must score full marks (else the image is broken: fail the build).
+export AUTOGRADE_OFFERING="@OFFERING@"   # problems/offerings.toml: what this assignment grades
 WARM="$(mktemp -d)"
 (cd "$WARM" && AUTOGRADE_ROOT="$SOURCE" PYTHONPATH="$SOURCE" \
   "$VENV/bin/python" -m graders grade "$SOURCE/reference" --out "$WARM/out")
@@ -115,6 +116,7 @@ SOURCE="$ROOT/source"
 export AUTOGRADE_ROOT="$SOURCE"       # problems/ and reference/ come from the unpacked source
 export PYTHONPATH="$SOURCE"
 export AUTOGRADE_CACHE="${AUTOGRADE_CACHE:-$ROOT/cache}"
+export AUTOGRADE_OFFERING="@OFFERING@"   # problems/offerings.toml: what this assignment grades
 WORK="$(mktemp -d)"                   # never the submission or results folder
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
@@ -144,8 +146,11 @@ def _add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
     archive.writestr(info, data)
 
 
-def build_zip(dest: Path, root: Optional[Path] = None) -> List[str]:
-    """Write the autograder archive to `dest`; return the names it contains."""
+def build_zip(dest: Path, root: Optional[Path] = None, offering: Optional[str] = None) -> List[str]:
+    """Write the autograder archive of `offering` (default: the default one) to `dest`; return its names."""
+    from .offering import get_offering
+
+    offering_id = get_offering(offering).id
     root = Path(root) if root is not None else paths.ROOT
     missing = [name for name in ("pyproject.toml", "graders", "problems", "reference") if not (root / name).exists()]
     if missing:
@@ -155,7 +160,7 @@ def build_zip(dest: Path, root: Optional[Path] = None) -> List[str]:
     names: List[str] = []
     with zipfile.ZipFile(tmp, "w") as archive:
         for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
-            _add(archive, name, text.encode(), 0o755)
+            _add(archive, name, text.replace("@OFFERING@", offering_id).encode(), 0o755)
             names.append(name)
         for rel in _payload_files(root):
             _add(archive, rel.as_posix(), (root / rel).read_bytes(), 0o644)

@@ -11,7 +11,10 @@ import shutil
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
+import jinja2
+
 from . import paths
+from .offering import Offering, get_offering, offering_problems
 from .spec import ProblemSpec, load_problems
 from .template import has_markers, strip_file
 
@@ -32,23 +35,60 @@ def _walk(root: Path) -> List[Path]:
     return found
 
 
-def template_files(problems: Optional[Sequence[ProblemSpec]] = None) -> Dict[str, bytes]:
-    """The whole student template as {relative path: content}."""
-    problems = list(problems if problems is not None else load_problems())
+def render_extra(text: str, offering: Offering, problems: Sequence[ProblemSpec]) -> str:
+    """A `*.j2` file of template_extras/ rendered for the offering (README, plugin, pyproject)."""
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                             trim_blocks=True, lstrip_blocks=True)
+    return env.from_string(text).render(
+        offering=offering, problems=[student_view(p) for p in problems], total=offering.max_score,
+        problem_ids=repr(tuple(p.id for p in problems)),
+        problem_list=", ".join(f"`{p.id}`" for p in problems),
+    )
+
+
+def student_view(problem: ProblemSpec) -> Dict[str, object]:
+    """What the template says about one problem: its file, symbols, points and folder texts."""
+
+    def text(name: str) -> str:
+        path = problem.folder / name
+        return path.read_text(encoding="utf-8").strip() if path.is_file() else ""
+
+    return {
+        "id": problem.id, "title": problem.title, "file": problem.swap.file, "points": problem.max_score,
+        "symbols": [s.split("|")[0] for s in problem.swap.symbols],
+        "what": text("student.md"), "grading": text("grading.md"),
+    }
+
+
+def template_files(offering: Optional[Offering] = None) -> Dict[str, bytes]:
+    """The whole student template of `offering` (default: the default one) as {relative path: content}.
+
+    The offering's problems are stubbed (inside the course's markers); the solution blocks of
+    problems it does not grade are given code in that offering and stay, unmarked.
+    """
+    offering = offering or get_offering()
+    every = load_problems()
+    graded = offering_problems(offering)
     files: Dict[str, bytes] = {}
     for rel in _walk(paths.REFERENCE):
         source = paths.REFERENCE / rel
         if source.suffix == ".py":
-            files[rel.as_posix()] = strip_file(source, rel.as_posix(), problems).encode("utf-8")
+            text = strip_file(source, rel.as_posix(), every, only=[p.id for p in graded],
+                              markers=offering.markers, reveal_others=True)
+            files[rel.as_posix()] = text.encode("utf-8")
         else:
             files[rel.as_posix()] = source.read_bytes()
-    for problem in problems:
+    for problem in graded:
         public = problem.folder / "public"
         if public.is_dir():
             for rel in _walk(public):
                 files[f"tests/{rel.as_posix()}"] = (public / rel).read_bytes()
     for rel in _walk(paths.TEMPLATE_EXTRAS):
-        files[rel.as_posix()] = (paths.TEMPLATE_EXTRAS / rel).read_bytes()
+        data = (paths.TEMPLATE_EXTRAS / rel).read_bytes()
+        if rel.suffix == ".j2":
+            files[rel.with_suffix("").as_posix()] = render_extra(data.decode("utf-8"), offering, graded).encode("utf-8")
+        else:
+            files[rel.as_posix()] = data
     leftovers = [name for name, data in files.items() if name.endswith(".py") and has_markers(data.decode("utf-8", "replace"))]
     if leftovers:
         raise RuntimeError(f"solution markers left in: {', '.join(leftovers)}")
@@ -75,10 +115,10 @@ def stale_files(dest: Path, files: Dict[str, bytes]) -> List[str]:
     return diffs
 
 
-def make_template(dest: Optional[Path] = None, check: bool = False) -> List[str]:
-    """Write (or, with `check`, compare) the template; return the differences found."""
+def make_template(dest: Optional[Path] = None, check: bool = False, offering: Optional[str] = None) -> List[str]:
+    """Write (or, with `check`, compare) the template of `offering`; return the differences found."""
     dest = dest or paths.STUDENT_TEMPLATE
-    files = template_files()
+    files = template_files(get_offering(offering))
     if check:
         return stale_files(dest, files)
     write_template(dest, files)

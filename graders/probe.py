@@ -64,6 +64,9 @@ class ProbeOutcome:
     def describe(self, display_path: str = "") -> str:
         """One line for a report: 'RecursionError: ... (minitorch/autodiff.py:42)'."""
         where = f" ({display_path}:{self.line})" if self.line and display_path else ""
+        if self.status == "error" and self.error_type == "NotImplementedError":
+            said = f" ({self.error_message})" if self.error_message.strip() else ""
+            return f"not implemented yet: NotImplementedError{said}{where}"
         if self.status == "error":
             return f"{self.error_type}: {self.error_message}{where}"
         return self.error_message or "no result"

@@ -72,6 +72,7 @@ def results_json(result: GradeResult) -> Dict[str, Any]:
             "content_hash": result.content_hash,
             "warnings": list(result.warnings),
             "sandbox": result.sandbox,
+            "offering": result.offering,
         },
         "tests": tests,
     }

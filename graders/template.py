@@ -11,7 +11,7 @@ import ast
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence
+from typing import Iterable, List, Mapping, Optional, Sequence
 
 from .intake import parse_python
 from .spec import ProblemSpec
@@ -91,24 +91,42 @@ def stub_message(block: SolutionBlock) -> str:
     return f"{block.problem}: implement {block.qualname}"
 
 
+def _stub(block: SolutionBlock, markers: Mapping[str, str]) -> List[str]:
+    """The lines replacing a block: the stub, inside the course's own markers when it has some."""
+    stub = f'{block.indent}raise NotImplementedError("{stub_message(block)}")\n'
+    name = markers.get(block.problem)
+    if not name:
+        return [stub]
+    return [f"{block.indent}# BEGIN {name}\n", f"{block.indent}# TODO\n", stub, f"{block.indent}# END {name}\n"]
+
+
 def strip_solutions(
     source: str,
     filename: str,
     rel_path: str,
     problems: Sequence[ProblemSpec],
     only: Optional[Iterable[str]] = None,
+    markers: Optional[Mapping[str, str]] = None,
+    reveal_others: bool = False,
 ) -> str:
-    """Replace the blocks (of the problems in `only`, default all) by `raise NotImplementedError`."""
+    """Replace the blocks (of the problems in `only`, default all) by `raise NotImplementedError`.
+
+    `markers` (problem id -> e.g. ``ASSIGN2_1``) wraps each stub in the course starter's own
+    `# BEGIN ASSIGN2_1` / `# END ASSIGN2_1` comments. With `reveal_others`, the blocks of the
+    problems not in `only` become plain code (given code of that offering: markers dropped).
+    """
     keep = None if only is None else set(only)
     blocks = find_blocks(source, filename, rel_path, problems)
     lines = source.splitlines(keepends=True)
     out: List[str] = []
     cursor = 0
     for block in blocks:
-        if keep is not None and block.problem not in keep:
-            continue
         out.extend(lines[cursor : block.begin - 1])
-        out.append(f'{block.indent}raise NotImplementedError("{stub_message(block)}")\n')
+        if keep is not None and block.problem not in keep:
+            body = lines[block.begin : block.end - 1]
+            out.extend(body if reveal_others else [lines[block.begin - 1], *body, lines[block.end - 1]])
+        else:
+            out.extend(_stub(block, markers or {}))
         cursor = block.end
     out.extend(lines[cursor:])
     return "".join(out)
@@ -118,9 +136,16 @@ def has_markers(source: str) -> bool:
     return "BEGIN SOLUTION" in source or "END SOLUTION" in source
 
 
-def strip_file(path: Path, rel_path: str, problems: Sequence[ProblemSpec], only: Optional[Iterable[str]] = None) -> str:
+def strip_file(
+    path: Path,
+    rel_path: str,
+    problems: Sequence[ProblemSpec],
+    only: Optional[Iterable[str]] = None,
+    markers: Optional[Mapping[str, str]] = None,
+    reveal_others: bool = False,
+) -> str:
     """`strip_solutions` on a file; files without markers come back unchanged."""
     source = path.read_text(encoding="utf-8")
     if not has_markers(source):
         return source
-    return strip_solutions(source, str(path), rel_path, problems, only)
+    return strip_solutions(source, str(path), rel_path, problems, only, markers, reveal_others)

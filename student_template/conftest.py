@@ -1,7 +1,6 @@
 """pytest plugin of the homework: a per-problem summary of the public tests.
 
-Every public test carries the marker of its problem (`autodiff`, `ops`,
-`network`, `training`). This plugin groups the results by that marker:
+Every public test carries the marker of its problem (`autodiff`, `network`, `training`). This plugin groups the results by that marker:
 
     pytest --problem-summary               # a table at the end of the run
     pytest --problem-json=results.json     # the same, as JSON
@@ -28,7 +27,7 @@ from typing import Dict, List, Optional
 import pytest
 
 #: The problems, in the order of the homework.
-PROBLEMS = ("autodiff", "ops", "network", "training")
+PROBLEMS = ('autodiff', 'network', 'training')
 #: The group of tests that carry no problem marker.
 UNMARKED = "(unmarked)"
 #: Width of the message column of the terminal table.

@@ -64,11 +64,16 @@ class Module:
             super().__setattr__(key, val)
 
     def __getattr__(self, key: str) -> Any:
+        """A registered Parameter or child Module; any other missing name is None, as the course's
+        Module (so `self.anything` never raises). Dunder names still raise AttributeError, so
+        copy, pickle and NumPy protocol look-ups behave normally."""
         if key in self.__dict__["_parameters"]:
             return self.__dict__["_parameters"][key]
         if key in self.__dict__["_modules"]:
             return self.__dict__["_modules"][key]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{key}'")
+        if key.startswith("__") and key.endswith("__"):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{key}'")
+        return None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)

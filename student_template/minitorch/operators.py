@@ -48,8 +48,25 @@ def max(x: float, y: float) -> float:  # noqa: A001 - the lecture's name
 
 
 def is_close(x: float, y: float) -> float:
-    """$f(x, y) = 1$ if $|x - y| < 10^{-2}$ else $0$"""
-    return 1.0 if abs(x - y) < 1e-2 else 0.0
+    """$f(x, y) = |x - y| < 10^{-2}$, written as the course writes it:
+    `(x - y < 1e-2) and (y - x < 1e-2)`.
+
+    On floats the result is a bool (True/False, equal to 1.0/0.0). It uses only
+    `-`, `<` and `and`, so it also accepts Tensors, as the course's tests do
+    (`operators.is_close(tensor, tensor)`): the result is then a Tensor (and,
+    a Tensor having no truth value of its own, always truthy).
+    """
+    return (x - y < 1e-2) and (y - x < 1e-2)
+
+
+def pow(x: float, y: float) -> float:  # noqa: A001 - the course's name
+    """$f(x, y) = x^y$ (Python's `x ** y`)"""
+    return x**y
+
+
+def tanh(x: float) -> float:
+    r"""$f(x) = \tanh x$"""
+    return math.tanh(x)
 
 
 def sigmoid(x: float) -> float:

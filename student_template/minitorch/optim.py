@@ -1,107 +1,126 @@
-"""Optimizers: SGD and Adam over a list of Parameters."""
+"""Optimizers: SGD and Adam over a list of Parameters, with the course's semantics.
+
+A step REPLACES each parameter's value: `p.update(new_value)` stores a new
+leaf tensor (or Scalar), so the gradient accumulated on the old value is left
+behind with it and never carries over to the next step. `zero_grad()` exists
+(and clears the current values' gradients) but a loop that never calls it is
+still correct, exactly as on the course's framework.
+
+The arithmetic is done in NumPy float64 (the optimizer is never
+differentiated), in the course's formula and order of operations.
+"""
 
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
 from .module import Parameter
 
 
-def _grad(p: Parameter) -> Any:
-    """The accumulated gradient of a parameter (Tensor `.grad` or Scalar `.derivative`)."""
+def _tensor_grad(p: Parameter) -> Optional[Any]:
+    """The gradient of a tensor parameter, or None (no value, a Scalar, or no gradient yet)."""
     v = p.value
-    if hasattr(v, "derivative"):
-        return v.derivative
-    return getattr(v, "grad", None)
+    if v is None or not hasattr(v, "grad"):
+        return None
+    return v.grad
 
 
-def _write(p: Parameter, values: np.ndarray) -> None:
-    """Update a tensor parameter IN PLACE (like PyTorch): the same leaf, its `.grad` untouched.
-
-    So gradients really do accumulate across steps unless the loop clears them.
-    """
-    p.value._tensor.array[...] = values
+def _replace(p: Parameter, values: np.ndarray) -> None:
+    """`p.update` with a NEW tensor holding `values`, on the old value's backend."""
+    old = p.value
+    new = type(old).from_numpy(values, backend=old.backend)
+    p.update(new)
 
 
 class Optimizer:
-    """Holds the parameters; `step()` updates them in place, `zero_grad()` clears their gradients."""
+    """Holds the parameters (the course's base class; kept as a list, so a generator works too)."""
 
     def __init__(self, parameters: Sequence[Parameter]):
         self.parameters = list(parameters)
 
     def zero_grad(self) -> None:
-        """Clear every parameter's gradient (leaves accumulate with +=)."""
+        """Forget every current value's gradient (`.grad` / `.derivative` set to None)."""
         for p in self.parameters:
             v = p.value
             if v is None:
                 continue
-            if hasattr(v, "derivative"):
+            if hasattr(v, "derivative") and v.derivative is not None:
                 v.derivative = None
-            if hasattr(v, "grad"):
+            if hasattr(v, "grad") and v.grad is not None:
                 v.grad = None
 
 
 class SGD(Optimizer):
-    r"""$\theta \leftarrow \theta - \eta\, g$"""
+    r"""$\theta \leftarrow \theta - \eta\, g$, written as `p.update(p.value - lr * grad)`."""
 
     def __init__(self, parameters: Sequence[Parameter], lr: float = 1.0):
         super().__init__(parameters)
         self.lr = lr
 
     def step(self) -> None:
+        """Replace every parameter that has a gradient by its SGD update."""
         for p in self.parameters:
-            g = _grad(p)
-            if g is None:
+            v = p.value
+            if v is None:
                 continue
-            if hasattr(p.value, "derivative"):
-                p.value.data = p.value.data - self.lr * float(g)
-            else:
-                _write(p, p.value.to_numpy() - self.lr * g.to_numpy())
+            if hasattr(v, "derivative"):  # a Scalar (minitorch module 1)
+                if v.derivative is not None:
+                    p.update(type(v)(v.data - self.lr * v.derivative))
+                continue
+            grad = _tensor_grad(p)
+            if grad is not None:
+                _replace(p, v.to_numpy() - self.lr * grad.to_numpy())
 
 
 class Adam(Optimizer):
-    r"""Adam (Kingma & Ba), with bias correction:
+    r"""Adam as the course's `optim.py` (spring 2026, after its 2026-01-29 fix):
 
     $m_t = \beta_1 m_{t-1} + (1-\beta_1) g_t$, $v_t = \beta_2 v_{t-1} + (1-\beta_2) g_t^2$,
-    $\theta_t = \theta_{t-1} - \eta\, \hat m_t / (\sqrt{\hat v_t} + \epsilon)$ with
-    $\hat m_t = m_t / (1-\beta_1^t)$, $\hat v_t = v_t / (1-\beta_2^t)$.
+    $\mathrm{step} = \eta \sqrt{1-\beta_2^t} / (1-\beta_1^t)$,
+    $\theta_t = \theta_{t-1} - \mathrm{step} \cdot m_t / (\sqrt{v_t} + \epsilon)$.
 
-    The arithmetic follows torch.optim.Adam's order of operations so both agree to
-    rounding. State is kept as NumPy arrays (the optimizer is not differentiated).
+    State (step count, $m$, $v$) is kept per parameter; a parameter without a
+    gradient is skipped (its step count does not advance).
     """
 
     def __init__(
         self,
         parameters: Sequence[Parameter],
         lr: float = 1e-3,
-        betas: Tuple[float, float] = (0.9, 0.999),
+        beta1: float = 0.9,
+        beta2: float = 0.999,
         eps: float = 1e-8,
     ):
-        super().__init__(parameters)
+        super().__init__(parameters=parameters)
         self.lr = lr
-        self.beta1, self.beta2 = betas
+        self.beta1 = beta1
+        self.beta2 = beta2
         self.eps = eps
-        self.state: Dict[int, Dict[str, Any]] = {}
+        self._states: Dict[int, Dict[str, Any]] = {id(p): {} for p in self.parameters}
 
     def step(self) -> None:
+        """Replace every tensor parameter that has a gradient by its Adam update."""
         for p in self.parameters:
-            g = _grad(p)
-            if g is None or hasattr(p.value, "derivative"):
+            grad = _tensor_grad(p)
+            if grad is None:
                 continue
-            grad = g.to_numpy()
-            state = self.state.setdefault(id(p), {"step": 0, "m": np.zeros_like(grad), "v": np.zeros_like(grad)})
+            g = grad.to_numpy()
+            state = self._states.setdefault(id(p), {})
+            if not state:
+                state["step"] = 0
+                state["exp_avg"] = np.zeros_like(g)
+                state["exp_avg_sq"] = np.zeros_like(g)
             state["step"] += 1
-            t = state["step"]
-            m, v = state["m"], state["v"]
-            m *= self.beta1
-            m += (1 - self.beta1) * grad
-            v *= self.beta2
-            v += (1 - self.beta2) * grad * grad
-            bias1 = 1 - self.beta1**t
-            bias2 = 1 - self.beta2**t
-            step_size = self.lr / bias1
-            denom = np.sqrt(v) / math.sqrt(bias2) + self.eps
-            _write(p, p.value.to_numpy() - step_size * (m / denom))
+            state["exp_avg"] = state["exp_avg"] * self.beta1 + (1 - self.beta1) * g
+            state["exp_avg_sq"] = state["exp_avg_sq"] * self.beta2 + (1 - self.beta2) * g**2
+            denom = np.sqrt(state["exp_avg_sq"]) + self.eps
+            bias_correction1 = 1.0 - self.beta1 ** state["step"]
+            bias_correction2 = 1.0 - self.beta2 ** state["step"]
+            step_size = self.lr * math.sqrt(bias_correction2) / bias_correction1
+            _replace(p, p.value.to_numpy() - step_size * state["exp_avg"] / denom)
+
+
+__all__ = ["Optimizer", "SGD", "Adam"]

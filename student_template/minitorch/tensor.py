@@ -51,6 +51,14 @@ if TYPE_CHECKING:
     TensorLike = Union[float, int, "Tensor"]
 
 
+def _tensor_function(name: str) -> Type[Function]:
+    """A Function class of the (possibly student-supplied) tensor_functions module, by name."""
+    fn = getattr(_tf, name, None)
+    if fn is None:
+        raise NotImplementedError(f"minitorch.tensor_functions defines no {name}.")
+    return fn
+
+
 @dataclass
 class History:
     """How a Tensor was made: the Function, its saved context and its inputs.
@@ -189,7 +197,8 @@ class Tensor:
         return Add.apply(self, self._ensure_tensor(b))
 
     def __radd__(self, b: "TensorLike") -> "Tensor":
-        return Add.apply(self._ensure_tensor(b), self)
+        """`b + self` as the course builds it: `self + b` (self is the first input)."""
+        return self + b
 
     def __sub__(self, b: "TensorLike") -> "Tensor":
         if isinstance(b, (int, float)):
@@ -203,7 +212,17 @@ class Tensor:
         return Mul.apply(self, self._ensure_tensor(b))
 
     def __rmul__(self, b: "TensorLike") -> "Tensor":
-        return Mul.apply(self._ensure_tensor(b), self)
+        """`b * self` as the course builds it: `self * b` (self is the first input)."""
+        return self * b
+
+    def __pow__(self, b: "TensorLike") -> "Tensor":
+        """Elementwise $x^b$ for a number `b` or a 1-D tensor `b` (`PowerScalar`)."""
+        fn = _tensor_function("PowerScalar")
+        if isinstance(b, (int, float, np.number)):
+            return fn.apply(self, self._const(b))
+        if isinstance(b, Tensor) and len(b.shape) == 1:
+            return fn.apply(self, b)
+        raise NotImplementedError(f"Tensor ** {type(b).__name__}: the exponent must be a number or a 1-D tensor.")
 
     def __truediv__(self, b: "TensorLike") -> "Tensor":
         if isinstance(b, (int, float)) and b != 0:
@@ -253,6 +272,9 @@ class Tensor:
     def exp(self) -> "Tensor":
         return Exp.apply(self)
 
+    def tanh(self) -> "Tensor":
+        return _tensor_function("Tanh").apply(self)
+
     def item(self) -> float:
         """The value of a 1-element tensor as a float."""
         if self.size != 1:
@@ -288,6 +310,16 @@ class Tensor:
         if dim is None:
             return mean_fn.apply(self)
         return mean_fn.apply(self, self._const(self._dim(dim)))
+
+    def var(self, dim: Optional[int] = None) -> "Tensor":
+        r"""Population variance $\frac1n \sum_i (x_i - \bar x)^2$ over `dim` (kept with size 1),
+        or over every element (shape (1,)), as the course's `Tensor.var`."""
+        if dim is not None:
+            n = self.shape[self._dim(dim)]
+            mean = (self.sum(dim) / n).contiguous()
+            return ((self - mean) ** 2).sum(dim) / n
+        mean = (self.sum() / self.size).contiguous().view(*([1] * self.dims))
+        return ((self - mean) ** 2).sum() / self.size
 
     def permute(self, *order: Union[int, Sequence[int]]) -> "Tensor":
         """A view with dims reordered: new dim `i` is old dim `order[i]`."""

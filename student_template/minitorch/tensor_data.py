@@ -23,9 +23,22 @@ from typing import Any, Iterable, Iterator, Optional, Sequence, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
+from .operators import prod  # noqa: F401  (the course's tensor_data exports it)
+
 __all__ = [
     "MAX_DIMS",
     "IndexingError",
+    "Storage",
+    "OutIndex",
+    "Index",
+    "Shape",
+    "Strides",
+    "UserIndex",
+    "UserShape",
+    "UserStrides",
+    "datatype",
+    "datasize",
+    "prod",
     "index_to_position",
     "to_index",
     "broadcast_index",
@@ -35,6 +48,12 @@ __all__ = [
 ]
 
 MAX_DIMS = 32
+
+#: The storage dtype. The course's TensorData stores float32 (`datatype = np.float32`);
+#: ours stores float64 so that gradient checks and twin tests hold to 1e-9 and beyond.
+datatype = np.float64
+#: Bytes per stored element (the course's `datasize`, 4 there).
+datasize = 8
 
 
 class IndexingError(RuntimeError):
@@ -303,10 +322,11 @@ class TensorData:
     def index(self, index: Union[int, UserIndex, Index]) -> int:
         """Storage position of an index (a tuple, or an int for 1-D tensors).
 
-        Negative entries count from the end, as in Python.
+        As the course's TensorData: negative entries are NOT supported (no
+        counting from the end).
 
         Raises:
-            IndexingError: wrong number of indices or out of range.
+            IndexingError: wrong number of indices, out of range, or negative.
         """
         if isinstance(index, (int, np.integer)):
             index = (int(index),)
@@ -315,10 +335,10 @@ class TensorData:
             raise IndexingError(f"Index {index} must be size of {self.shape}.")
         pos = 0
         for i, size, stride in zip(index, self.shape, self.strides):
-            if i < 0:
-                i += size
-            if i < 0 or i >= size:
+            if i >= size:
                 raise IndexingError(f"Index {index} out of range {self.shape}.")
+            if i < 0:
+                raise IndexingError(f"Negative indexing for {index} not supported.")
             pos += i * stride
         return pos
 

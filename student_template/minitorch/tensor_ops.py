@@ -114,6 +114,11 @@ class TensorOps:
         """Batched matrix product of the last two dims, batch dims broadcast."""
         raise NotImplementedError
 
+    @classmethod
+    def cmap(cls, fn: Callable[[float], float]) -> MapProto:
+        """The course's name for a map into a given output (`f(a, out)`): the same as `map` here."""
+        return cls.map(fn)
+
     cuda = False
 
 
@@ -135,6 +140,7 @@ class TensorBackend:
         self.id_map = ops.map(operators.id)
         self.id_cmap = self.id_map  # older minitorch name
         self.inv_map = ops.map(operators.inv)
+        self.tanh_map = ops.map(operators.tanh)
 
         # Zips
         self.add_zip = ops.zip(operators.add)
@@ -145,6 +151,7 @@ class TensorBackend:
         self.relu_back_zip = ops.zip(operators.relu_back)
         self.log_back_zip = ops.zip(operators.log_back)
         self.inv_back_zip = ops.zip(operators.inv_back)
+        self.pow_scalar_zip = ops.zip(operators.pow)
 
         # Reduce
         self.add_reduce = ops.reduce(operators.add, 0.0)
@@ -451,7 +458,48 @@ _log = _exact_unary(
     math.log,
     np.concatenate([np.exp(_rng.uniform(-700, 700, 4096)), _rng.uniform(0.25, 4.0, 4096), [1.0]]),
 )
-del _rng
+_tanh = _exact_unary(
+    np.tanh,
+    math.tanh,
+    np.concatenate([_rng.normal(0, 3, 4096), _rng.uniform(-25, 25, 4096), [0.0, -0.0, 1.0]]),
+)
+
+
+def _exact_pow(sample_x: np.ndarray, sample_y: np.ndarray) -> Callable[[Any, Any], np.ndarray]:
+    """A vectorised `x ** y` (Python floats) returning bitwise the same values.
+
+    `np.power` with a scalar (or broadcast) exponent takes fast paths (`square`,
+    `sqrt`, `reciprocal`) that differ from libm's `pow` by one ulp; with a full
+    array exponent it calls `pow` element by element, like Python. So the
+    exponent is expanded to the full shape first. Checked at import time on a
+    sample; if that fails (another NumPy or platform) Python's `**` is called
+    element by element. (Where Python raises or returns a complex number,
+    NumPy returns inf / nan.)
+    """
+
+    def via_full(x: Any, y: Any) -> np.ndarray:
+        x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+        return np.power(np.ascontiguousarray(x), np.ascontiguousarray(y))
+
+    def via_python(x: Any, y: Any) -> np.ndarray:
+        x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+        vals = (float(u) ** float(v) for u, v in zip(x.reshape(-1).tolist(), y.reshape(-1).tolist()))
+        return np.fromiter(vals, np.float64, x.size).reshape(x.shape)
+
+    ref = via_python(sample_x, sample_y)
+    with np.errstate(all="ignore"):
+        got = via_full(sample_x, sample_y)
+    if np.array_equal(got.view(np.int64), ref.view(np.int64)):
+        return via_full
+    return via_python  # pragma: no cover - depends on the NumPy build
+
+
+_base = _rng.uniform(0.0, 10.0, 4096)
+_pow = _exact_pow(
+    np.concatenate([_base, _base, _base, _rng.normal(0, 3, 1024)]),
+    np.concatenate([np.full(4096, 2.0), np.full(4096, 0.5), _rng.uniform(-4, 4, 4096), np.full(1024, 3.0)]),
+)
+del _rng, _base
 
 
 def _np_id(x: np.ndarray) -> np.ndarray:
@@ -514,6 +562,7 @@ _UNARY = {
     "log": _log,
     "exp": _exp,
     "inv": _np_inv,
+    "tanh": _tanh,
 }
 _BINARY = {
     "add": np.add,
@@ -526,6 +575,7 @@ _BINARY = {
     "log_back": _np_log_back,
     "inv_back": _np_inv_back,
     "sigmoid_back": _np_sigmoid_back,
+    "pow": _pow,
 }
 
 
