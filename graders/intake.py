@@ -2,6 +2,10 @@
 
 Only the contract's files are ever extracted; everything else in a submission
 is ignored (a submitted conftest.py, sitecustomize.py or .pth never runs).
+Students submit the whole starter folder (tests/, setup.py, src/*.cu, a
+compiled .so, `.git/`, caches): version-control, cache and virtual-environment
+folders are skipped without a word and do not count towards the entry cap;
+other files cost nothing unless they are the contract's.
 Nothing is followed out of the submission: symlinks are refused, `..` and
 absolute paths in archives are refused, and sizes are capped before reading.
 Every refusal becomes a message naming the file and the problem.
@@ -21,11 +25,38 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 #: Largest student source file accepted.
 MAX_FILE_BYTES = 2 * 1024 * 1024
-#: Most entries looked at in an archive or folder.
+#: Most entries looked at in an archive or folder (entries inside IGNORED_DIRS are not counted).
 MAX_ENTRIES = 5000
 #: Largest uncompressed/compressed ratio accepted for an extracted archive member.
 MAX_RATIO = 200
-IGNORED_DIRS = {"__MACOSX", ".git", "__pycache__", ".ipynb_checkpoints"}
+#: Folders never looked into: version control, caches, editors' and Python's environments and build copies.
+IGNORED_DIRS = {
+    "__MACOSX", ".git", ".hg", ".svn", "__pycache__", ".ipynb_checkpoints", ".hypothesis", ".pytest_cache",
+    ".mypy_cache", ".ruff_cache", ".tox", ".nox", ".venv", "venv", "site-packages", "node_modules",
+    ".idea", ".vscode", ".eggs",
+}
+#: Files never looked at (desktop metadata that would stop a wrapping folder from being unwrapped).
+IGNORED_FILES = {".DS_Store", "Thumbs.db", "desktop.ini"}
+
+
+def ignored(rel: str) -> bool:
+    """True for a path inside an ignored folder (or a `*.egg-info` one), or an ignored file."""
+    parts = rel.split("/")
+    return parts[-1] in IGNORED_FILES or any(p in IGNORED_DIRS or p.endswith(".egg-info") for p in parts[:-1])
+
+
+def _too_many(where: str, rels: List[str]) -> ValueError:
+    """The entry-cap error, naming the folders that hold most of the files."""
+    counts: Dict[str, int] = {}
+    for rel in rels:
+        folder = "/".join(rel.split("/")[:-1][:3]) or "."
+        counts[folder] = counts.get(folder, 0) + 1
+    crowded = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+    names = ", ".join(f"{folder}/ ({n} files)" for folder, n in crowded)
+    return ValueError(
+        f"{where}: more than {MAX_ENTRIES} files in the submission (most are in {names}); "
+        "submit the starter folder without data or environment folders"
+    )
 
 
 @dataclass
@@ -42,8 +73,6 @@ class StudentFile:
     error: Optional[str] = None
     #: the line the error is on, when there is one
     line: Optional[int] = None
-    #: forbidden libraries the source imports, as "torch (line 3)"
-    policy: List[str] = field(default_factory=list)
 
 
 @dataclass
@@ -86,14 +115,14 @@ def _zip_entries(path: Path, warnings: List[str]) -> List[_Entry]:
     entries: List[_Entry] = []
     with zipfile.ZipFile(path) as archive:
         infos = archive.infolist()
-    if len(infos) > MAX_ENTRIES:
-        raise ValueError(f"{path.name}: {len(infos)} entries in the archive (at most {MAX_ENTRIES})")
     for info in infos:
         if info.is_dir():
             continue
         rel = _safe_rel(info.filename)
         if rel is None:
             warnings.append(f"{path.name}: refused archive entry '{info.filename}' (absolute path or '..')")
+            continue
+        if ignored(rel):
             continue
         mode = info.external_attr >> 16
         refused = None
@@ -112,18 +141,20 @@ def _zip_entries(path: Path, warnings: List[str]) -> List[_Entry]:
             return data
 
         entries.append(_Entry(rel, info.file_size, reader, refused))
+    if len(entries) > MAX_ENTRIES:
+        raise _too_many(path.name, [e.rel for e in entries])
     return entries
 
 
 def _dir_entries(root: Path, warnings: List[str]) -> List[_Entry]:
     entries: List[_Entry] = []
-    count = 0
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS]
+        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS and not d.endswith(".egg-info")]
         for name in filenames:
-            count += 1
-            if count > MAX_ENTRIES:
-                raise ValueError(f"{root.name}: more than {MAX_ENTRIES} files in the submission")
+            if name in IGNORED_FILES:
+                continue
+            if len(entries) >= MAX_ENTRIES:
+                raise _too_many(root.name, [e.rel for e in entries])
             full = Path(dirpath) / name
             rel = full.relative_to(root).as_posix()
             st = full.lstat()
@@ -161,6 +192,14 @@ def _unwrap_single_folder(entries: List[_Entry], wanted: List[str]) -> List[_Ent
     return entries
 
 
+def _shallowest(matches: List[_Entry]) -> List[_Entry]:
+    """The matches at the smallest folder depth (`hw2/minitorch/x.py` over `hw2/build/lib/minitorch/x.py`)."""
+    if not matches:
+        return matches
+    depth = min(m.rel.count("/") for m in matches)
+    return [m for m in matches if m.rel.count("/") == depth]
+
+
 def _locate(wanted: str, entries: List[_Entry]) -> Tuple[Optional[_Entry], Optional[str]]:
     """The entry for a contract path: exact, else a unique suffix match, else a unique basename."""
     by_rel = {e.rel: e for e in entries}
@@ -170,7 +209,7 @@ def _locate(wanted: str, entries: List[_Entry]) -> Tuple[Optional[_Entry], Optio
         (lambda e: e.rel.endswith("/" + wanted), "a subfolder"),
         (lambda e: e.rel.rsplit("/", 1)[-1] == wanted.rsplit("/", 1)[-1], "another folder"),
     ):
-        matches = [e for e in entries if predicate(e)]
+        matches = _shallowest([e for e in entries if predicate(e)])
         if len(matches) == 1:
             return matches[0], f"{wanted} not found; using {matches[0].rel} (found in {how})"
         if len(matches) > 1:
@@ -188,23 +227,6 @@ def parse_python(text: str, filename: str = "<unknown>") -> ast.Module:
     """ast.parse, serialised across threads."""
     with _AST_LOCK:
         return ast.parse(text, filename=filename)
-
-
-def forbidden_imports(text: str) -> List[str]:
-    """Forbidden autodiff libraries imported by `text` (static: `import x`, `from x import y`)."""
-    from .child.harness import FORBIDDEN
-
-    found = []
-    for node in ast.walk(parse_python(text)):
-        names = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names = [node.module]
-        for name in names:
-            if name.partition(".")[0] in FORBIDDEN:
-                found.append(f"{name.partition('.')[0]} (line {node.lineno})")
-    return found
 
 
 def check_source(data: bytes, display: str) -> Tuple[Optional[str], Optional[int], Optional[str]]:
@@ -247,7 +269,7 @@ def open_submission(source: Path, workspace: Path, wanted: Iterable[str], name: 
     except (ValueError, OSError, zipfile.BadZipFile, RuntimeError, NotImplementedError) as exc:
         submission.errors.append(str(exc))
         entries = []
-    entries = [e for e in entries if not any(part in IGNORED_DIRS for part in e.rel.split("/"))]
+    entries = [e for e in entries if not ignored(e.rel)]
     if not entries and not submission.errors:
         submission.errors.append(f"{name}: the submission is empty")
     entries = _unwrap_single_folder(entries, wanted)
@@ -256,7 +278,10 @@ def open_submission(source: Path, workspace: Path, wanted: Iterable[str], name: 
         record = submission.files[path]
         entry, note = _locate(path, entries)
         if entry is None:
-            record.error = note or f"{path} is missing from the submission"
+            if submission.errors and not entries:
+                record.error = f"{path} was not read: {submission.errors[0]}"
+            else:
+                record.error = note or f"{path} is missing from the submission"
             continue
         if note:
             record.found_at = entry.rel
@@ -274,7 +299,6 @@ def open_submission(source: Path, workspace: Path, wanted: Iterable[str], name: 
         if error:
             record.error, record.line = error, line
             continue
-        record.policy = forbidden_imports(text)
         staged = workspace / "files" / path
         staged.parent.mkdir(parents=True, exist_ok=True)
         staged.write_text(text, encoding="utf-8")

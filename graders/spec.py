@@ -25,7 +25,9 @@ class SwapSpec:
     file: str
     #: the reference module that file corresponds to (e.g. ``minitorch.autodiff``)
     module: str
-    #: dotted names taken from the student's module (``backpropagate``, ``Neg.forward``)
+    #: dotted names taken from the student's module (``backpropagate``, ``Neg.forward``); a symbol may
+    #: list alternatives, ``"binary_cross_entropy_loss|cross_entropy_loss"``: the first one the student's
+    #: file defines is installed under the first (canonical) name, the reference's
     symbols: Tuple[str, ...]
     #: reference names put into the student's module before swapping (the training loop
     #: is graded driving the reference ``Network``, not the student's)
@@ -74,13 +76,30 @@ class ProblemSpec:
 
     @property
     def max_score(self) -> float:
-        return float(sum(t.points for t in self.tests))
+        return round(float(sum(t.points for t in self.tests)), 6)
 
     def owns(self, file: str, qualname: str) -> bool:
-        """True if the code at `qualname` in `file` is this problem's to write."""
+        """True if the code at `qualname` in `file` is this problem's to write (under any alternative name)."""
         if file != self.swap.file:
             return False
-        return any(qualname == s or qualname.startswith(s + ".") for s in self.swap.symbols)
+        names = (name for symbol in self.swap.symbols for name in symbol_names(symbol))
+        return any(qualname == s or qualname.startswith(s + ".") for s in names)
+
+
+def symbol_names(symbol: str) -> Tuple[str, ...]:
+    """The alternatives of a swap symbol, canonical first: ``"a|b"`` -> ``("a", "b")``."""
+    return tuple(name.strip() for name in symbol.split("|"))
+
+
+def _symbols(raw: object, where: str) -> Tuple[str, ...]:
+    """`[swap] symbols`: dotted Python names, alternatives separated by `|`."""
+    if not isinstance(raw, list) or not raw:
+        raise SpecError(f"{where}: 'symbols' must be a non-empty list of strings")
+    for symbol in raw:
+        names = symbol_names(symbol) if isinstance(symbol, str) else ()
+        if not names or not all(n and all(part.isidentifier() for part in n.split(".")) for n in names):
+            raise SpecError(f"{where}: bad symbol {symbol!r} (dotted names, alternatives separated by '|')")
+    return tuple("|".join(symbol_names(symbol)) for symbol in raw)
 
 
 def _require(table: dict, key: str, where: str) -> object:
@@ -101,7 +120,7 @@ def load_problem(folder: Path) -> ProblemSpec:
     swap = SwapSpec(
         file=str(_require(swap_raw, "file", where + " [swap]")),
         module=str(_require(swap_raw, "module", where + " [swap]")),
-        symbols=tuple(_require(swap_raw, "symbols", where + " [swap]")),
+        symbols=_symbols(_require(swap_raw, "symbols", where + " [swap]"), where + " [swap]"),
         inject=tuple(swap_raw.get("inject", ())),
     )
     tests = []

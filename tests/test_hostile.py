@@ -232,33 +232,64 @@ def test_no_sandbox_uid_process_outlives_grading(crashed):
     assert not old
 
 
-# ------------------------------------------------- importing an autodiff library
+# ------------------------------------------------- using an autodiff library
+
+
+def ops_offering() -> str:
+    """The offering whose problems include `ops` (the course's offerings give tensor_functions.py complete)."""
+    from graders.offering import load_offerings
+
+    return next(oid for oid, o in load_offerings()[1].items() if "ops" in o.points)
 
 
 @pytest.fixture(scope="module")
 def policy(tmp_path_factory):
+    """Importing a forbidden library gives an inert stand-in (the course's starter imports torch at module level);
+    USING it in graded code, at import or at call time, caught or not, is the violation."""
+    from graders.grade import GradeOptions, grade_submission
+
+    from graders.spec import load_problems
+    from graders.template import strip_file
+
     tmp = tmp_path_factory.mktemp("policy")
-    ref_ops, stub_ops = k.source("reference", OPS), k.source("template", OPS)
+    ref_ops = k.source("reference", OPS)
+    stub_ops = strip_file(k.REFERENCE / OPS, OPS, load_problems(), only=["ops"])  # blank for ops, whatever the offering
+    assert "NotImplementedError" in stub_ops
     cases = {
         "static": (k.build(tmp / "static", k.with_reference({OPS: k.compose(ref_ops, OPS, "policy_static")}, ["network"])),
-                   ["ops", "network"], None),
-        "dynamic:import": (k.build(tmp / "dyn_i", {OPS: k.compose(ref_ops, OPS, "policy_dynamic")}), ["ops"], None),
-        "dynamic:call": (k.build(tmp / "dyn_c", {OPS: k.compose(ref_ops, OPS, "policy_dynamic", "call")}), ["ops"], None),
-        "unhook": (k.build(tmp / "unhook", {OPS: k.compose(stub_ops, OPS, "policy_unhook")}), ["ops"], None),
-        "base:stub": (k.build(tmp / "stub", {OPS: stub_ops}), ["ops"], None),
+                   ["ops", "network"]),
+        "dynamic:import": (k.build(tmp / "dyn_i", {OPS: k.compose(ref_ops, OPS, "policy_dynamic")}), ["ops"]),
+        "dynamic:call": (k.build(tmp / "dyn_c", {OPS: k.compose(ref_ops, OPS, "policy_dynamic", "call")}), ["ops"]),
+        "import_only": (k.build(tmp / "imp", k.with_reference({OPS: k.compose(ref_ops, OPS, "policy_import_only")},
+                                                                ["network"])), ["ops", "network"]),
+        "unhook": (k.build(tmp / "unhook", {OPS: k.compose(stub_ops, OPS, "policy_unhook")}), ["ops"]),
+        "reload": (k.build(tmp / "reload", {OPS: k.compose(stub_ops, OPS, "policy_reload")}), ["ops"]),
+        "base:stub": (k.build(tmp / "stub", {OPS: stub_ops}), ["ops"]),
     }
-    return grade_all(2, cases)
+    offering = ops_offering()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {name: pool.submit(grade_submission, path, GradeOptions(offering=offering, problems=problems))
+                   for name, (path, problems) in cases.items()}
+        return {name: f.result() for name, f in futures.items()}
 
 
 @pytest.mark.parametrize("name", ["static", "dynamic:import", "dynamic:call"])
-def test_importing_an_autodiff_library_is_a_policy_violation(policy, name):
+def test_using_an_autodiff_library_is_a_policy_violation(policy, name):
     ops = k.problem(policy[name], "ops")
     assert ops.score == 0
     assert all("policy violation" in t.message for t in ops.tests), k.text_of(ops)
     assert "torch" in k.text_of(ops)
     if name == "static":
-        assert "line" in k.text_of(ops)  # the static check names the line
+        assert "line" in k.text_of(ops)  # the report names the line of the use
         k.assert_normal(policy[name], "network")
+
+
+def test_importing_an_autodiff_library_without_using_it_costs_nothing(policy):
+    for pid in ("ops", "network"):
+        p = k.problem(policy["import_only"], pid)
+        assert p.fault is None and all(t.passed for t in p.tests), (pid, k.text_of(p))
+        assert abs(p.score - p.max_score) < 1e-3, (pid, p.score, p.max_score)
+    assert "policy" not in k.text_of(k.problem(policy["import_only"], "ops"))
 
 
 def test_removing_the_import_blocker_gains_nothing(policy, request):
@@ -268,6 +299,14 @@ def test_removing_the_import_blocker_gains_nothing(policy, request):
             "removed, a computed-name import succeeds unseen"))
     attacked, stub = k.problem(policy["unhook"], "ops"), k.problem(policy["base:stub"], "ops")
     assert k.scores(attacked) == k.scores(stub)
+
+
+def test_loading_torch_past_the_stand_in_gains_nothing(policy):
+    """Dropping the stand-in from sys.modules and executing what the path finder finds: in the strong sandbox there
+    is nothing to find; in the weak one torch's own submodules still import as stand-ins, so it cannot start."""
+    attacked, stub = k.problem(policy["reload"], "ops"), k.problem(policy["base:stub"], "ops")
+    gained = {t: (a, k.scores(stub)[t]) for t, a in k.scores(attacked).items() if a > k.scores(stub)[t]}
+    assert not gained, (gained, k.text_of(attacked))
 
 
 # ------------------------------------------------- strong sandbox: disk, network, relays, tampering
@@ -388,7 +427,8 @@ def test_fake_results_everywhere_including_the_out_dir(tmp_path):
     text = k.compose(k.source("network_no_relu", NET), NET, "forge_output", token=tok, out=out)
     sub = k.build(tmp_path / "sub", {NET: text})
     proc = subprocess.run(
-        [sys.executable, "-m", "graders", "grade", str(sub), "--out", str(out), "--problems", "network"],
+        [sys.executable, "-m", "graders", "grade", str(sub), "--out", str(out), "--problems", "network",
+         "--offering", k.FULL_OFFERING],
         cwd=k.ROOT, capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(k.ROOT)},
     )
     assert proc.returncode == 0, proc.stderr[-2000:]

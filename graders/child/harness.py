@@ -7,10 +7,17 @@ plain data, one JSON line per event, to the file descriptor the parent gave it:
     {"nonce": ..., "event": "loaded", "missing": [...], "error": {...}|null}
     {"nonce": ..., "event": "start", "probe": id}
     {"nonce": ..., "event": "result", "probe": id, "status": "ok"|"error", "value"|"error": ...}
+    {"nonce": ..., "event": "policy", "module": "torch (torch.tensor at line 12)"}   (any time)
     {"nonce": ..., "event": "done"}
 
 Its configuration arrives as one JSON document on stdin (read, then closed).
 It uses only the standard library until the stack is on sys.path.
+
+Imports the course's files make are stand-ins (`compat/_standin.py`): a
+forbidden autodiff library imports as an inert module and its first USE by
+graded code sends the "policy" event (`ForbiddenImports`); the course's
+packages the sandbox lacks (`datasets`, `embeddings`, `tqdm`) come from
+`compat/_course_packages.py`.
 """
 
 import importlib
@@ -102,24 +109,54 @@ def _missing(symbol, student_path):
     return missing
 
 
+def symbol_names(symbol):
+    """The alternatives of a swap symbol: "binary_cross_entropy_loss|cross_entropy_loss" -> both names.
+
+    The first is the canonical name: the reference's, the one the probes use.
+    """
+    return [name.strip() for name in symbol.split("|")]
+
+
+def describe_symbol(symbol):
+    """How a missing symbol is named to the student: "a (or b)"."""
+    first, *others = symbol_names(symbol)
+    return f"{first} (or {', '.join(others)})" if others else first
+
+
+def _student_value(student, names):
+    """The raw value of the first of `names` (dotted) the student's module defines."""
+    for name in names:
+        parts = name.split(".")
+        try:
+            return _lookup_raw(_resolve(student, parts[:-1]), parts[-1])
+        except AttributeError:
+            continue
+    raise AttributeError(names[0])
+
+
 def swap_symbols(reference, student, symbols, inject, student_path):
     """Put the student's `symbols` into the reference module; return the ones not found.
 
-    `inject` names reference objects the student's code must use instead of its own
-    (e.g. the reference Network when grading the training loop alone).
+    A symbol may list alternatives, "canonical|other": the first one the
+    student's file defines is installed under the canonical name (the fall-2025
+    starter calls the loss `cross_entropy_loss`, spring 2026
+    `binary_cross_entropy_loss`). `inject` names reference objects the
+    student's code must use instead of its own (e.g. the reference Network when
+    grading the training loop alone).
     """
     for name in inject:
         if hasattr(reference, name):
             setattr(student, name, getattr(reference, name))
     missing = []
     for symbol in symbols:
-        parts = symbol.split(".")
+        names = symbol_names(symbol)
+        parts = names[0].split(".")
         target = _resolve(reference, parts[:-1])
         try:
-            value = _lookup_raw(_resolve(student, parts[:-1]), parts[-1])
+            value = _student_value(student, names)
         except AttributeError:
-            missing.append(symbol)
-            value = _missing(symbol, student_path)
+            missing.append(describe_symbol(symbol))
+            value = _missing(describe_symbol(symbol), student_path)
             if isinstance(_lookup_raw(target, parts[-1]), staticmethod):
                 value = staticmethod(value)
         setattr(target, parts[-1], value)
@@ -140,21 +177,106 @@ FORBIDDEN = frozenset({
 })
 
 
-class ForbiddenImports:
-    """A meta-path finder that refuses the forbidden libraries and reports each attempt."""
+class _Harmless:
+    """What `torch.no_grad()` gives: a context manager and decorator that does nothing."""
 
-    def __init__(self, channel):
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __call__(self, fn):
+        return fn
+
+
+def _no_grad(*args, **kwargs):
+    """`with torch.no_grad():`, `@torch.no_grad()` and `@torch.no_grad` all do nothing."""
+    if len(args) == 1 and not kwargs and callable(args[0]):
+        return args[0]
+    return _Harmless()
+
+
+#: calls of a forbidden library that cannot compute anything for the student (they only set the library's
+#: own seeds, flags and print options, or ask for a GPU): allowed, with these results. Everything else is a use.
+HARMLESS_CALLS = {
+    "torch.manual_seed": lambda *a, **k: None,
+    "torch.random.manual_seed": lambda *a, **k: None,
+    "torch.cuda.manual_seed": lambda *a, **k: None,
+    "torch.cuda.manual_seed_all": lambda *a, **k: None,
+    "torch.use_deterministic_algorithms": lambda *a, **k: None,
+    "torch.set_printoptions": lambda *a, **k: None,
+    "torch.set_num_threads": lambda *a, **k: None,
+    "torch.cuda.is_available": lambda *a, **k: False,
+    "torch.cuda.device_count": lambda *a, **k: 0,
+    "torch.no_grad": _no_grad,
+    "torch.inference_mode": _no_grad,
+    "torch.enable_grad": _no_grad,
+    "tensorflow.random.set_seed": lambda *a, **k: None,
+}
+
+
+class ForbiddenImports:
+    """A meta-path finder: a forbidden library imports as an inert stand-in; USING it is the violation.
+
+    The course's own starter imports torch at module level for a given helper
+    that grading never calls, so importing must cost nothing (torch is not in
+    the sandbox anyway). Any use of the stand-in by graded code (a call other
+    than HARMLESS_CALLS, subclassing, arithmetic, ...; see `_standin.StandIn`)
+    reports the library to the parent once, naming the line of the student's
+    file it came from, and raises `PolicyViolation`; the parent scores the
+    problem 0. Catching that exception does not undo the report. A stand-in
+    has no behaviour of the library, so nothing done with it can compute for
+    the student; the report is about the attempt.
+    """
+
+    def __init__(self, channel, student_file=None):
+        from _standin import StandInFinder
+
         self.channel = channel
+        self.student_file = os.path.abspath(student_file) if student_file else None
         self.seen = set()
+        self._finder = StandInFinder(FORBIDDEN, self._module)
 
     def find_spec(self, name, path=None, target=None):
-        top = name.partition(".")[0]
-        if top in FORBIDDEN:
-            if top not in self.seen:
-                self.seen.add(top)
-                self.channel.emit("policy", module=top)
-            raise ImportError(f"importing {top} is not allowed in this assignment: write the code yourself")
+        return self._finder.find_spec(name, path, target)
+
+    def _module(self, fullname):
+        from _standin import StandInModule
+
+        return StandInModule(fullname, self.use)
+
+    def _student_line(self):
+        frame = sys._getframe(1)
+        while frame is not None:
+            if self.student_file and os.path.abspath(frame.f_code.co_filename) == self.student_file:
+                return frame.f_lineno
+            frame = frame.f_back
         return None
+
+    def use(self, name, action, *args, **kwargs):
+        """`name` (e.g. ``torch.tensor``) is used: report once per library, then raise."""
+        from _standin import PolicyViolation
+
+        if action == "call" and name in HARMLESS_CALLS:
+            return HARMLESS_CALLS[name](*args, **kwargs)
+        top = name.partition(".")[0]
+        if top not in self.seen:
+            self.seen.add(top)
+            line = self._student_line()
+            self.channel.emit("policy", module=f"{top} ({name}" + (f" at line {line})" if line else ")"))
+        raise PolicyViolation(
+            f"{name} cannot be used while grading: this assignment is about writing autodiff yourself, "
+            f"so using {top} scores 0 for this problem (importing it costs nothing)"
+        )
+
+
+def neutralise_breakpoints():
+    """A leftover `pdb.set_trace()` / `breakpoint()` in graded code continues, as a TA would type `c`."""
+    import pdb
+
+    sys.breakpointhook = lambda *args, **kwargs: None
+    pdb.set_trace = lambda *args, **kwargs: None
 
 
 DEFAULT_RECURSION_LIMIT = 1000
@@ -164,12 +286,20 @@ def probe_seed(seed, probe_id):
     return (seed * 1_000_003 + zlib.crc32(probe_id.encode())) % (2**32)
 
 
+def install_import_stand_ins(channel, student_file):
+    """Forbidden libraries first, then the course's packages the sandbox lacks, before any path finder."""
+    import _course_packages
+
+    sys.meta_path[:0] = [ForbiddenImports(channel, student_file), _course_packages.finder()]
+
+
 def run(config, channel):
-    sys.meta_path.insert(0, ForbiddenImports(channel))
     sys.path[:0] = config["paths"]
-    os.chdir(config["workdir"])
     swap = config.get("swap")
     student_file = swap["student_file"] if swap else None
+    install_import_stand_ins(channel, student_file)
+    neutralise_breakpoints()
+    os.chdir(config["workdir"])
     load_error = None
     missing = []
     if swap:

@@ -46,7 +46,10 @@ def op_forward(student, reference, options) -> Verdict:
 
 def _shape_note(case: Dict[str, Any]) -> str:
     try:
-        shapes = [to_array(x).shape for x in case["backward"]]
+        if "input_shapes" in case:  # a forward-only case (IsClose)
+            shapes = [tuple(s) for s in case["input_shapes"]]
+        else:
+            shapes = [to_array(x).shape for x in case["backward"]]
         return "input shapes " + ", ".join(str(s) for s in shapes)
     except (NotNumeric, KeyError, TypeError):
         return "see the forward"

@@ -1,7 +1,10 @@
 def _hx_attack():
-    """Imports an autodiff library in plain sight (inside a try, falling back if it is missing)."""
+    """Imports autodiff libraries in plain sight and uses one, swallowing whatever the use raises (importing alone
+    costs nothing; any use of the library by graded code is the violation, caught or not)."""
     try:
-        import torch  # noqa: F401
+        import torch
         from jax import numpy as jnp  # noqa: F401
-    except ImportError:
+
+        torch.tensor([1.0, 2.0]).sum()
+    except Exception:
         pass
