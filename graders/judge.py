@@ -8,8 +8,8 @@ own in `problems/<id>/judges.py`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
@@ -122,7 +122,8 @@ def compare_values(student: Any, reference: Any, rtol: float, atol: float, path:
     none_mismatch = np.isnan(got) != np.isnan(want)
     if none_mismatch.any():
         i = int(np.argmax(none_mismatch.ravel()))
-        return f"{where}: entry {i} is {got.ravel()[i]}, expected {want.ravel()[i]}"
+        shown = lambda x: "no value (None or NaN)" if np.isnan(x) else f"{x:.10g}"
+        return f"{where}: entry {i} is {shown(got.ravel()[i])}, expected {shown(want.ravel()[i])}"
     both = ~np.isnan(want)
     close = np.isclose(got[both], want[both], rtol=rtol, atol=atol)
     if not close.all():
@@ -160,16 +161,14 @@ def allclose(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, 
     return Verdict(0.0, problem)
 
 
-def _outcome_error_rules(outcome: ProbeOutcome) -> Optional[str]:
-    if outcome.status == "error" and outcome.error_type == "RecursionError":
-        return "recursion-limit"
-    return None
-
-
 def judge_outcome(fn: Judge, student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any], display_path: str) -> Verdict:
-    """Apply `fn`, failing a probe that raised (with its message) unless the judge handles errors."""
+    """Apply `fn`, failing a probe that raised (with its message) unless the judge handles errors.
+
+    An exception alone names no misconception: a judge that handles errors may name
+    one from what the probe was measuring (e.g. a RecursionError on a deep chain).
+    """
     if not student.ok and not getattr(fn, "handles_errors", False):
-        return Verdict(0.0, student.describe(display_path), misconception=_outcome_error_rules(student))
+        return Verdict(0.0, student.describe(display_path))
     return fn(student, reference, {**options, "display_path": display_path})
 
 
@@ -184,123 +183,175 @@ def _errors_by_type(value: Any) -> Any:
     return value
 
 
-def same_outcome(fn: Judge, candidate: ProbeOutcome, mutant: ProbeOutcome, options: Dict[str, Any]) -> bool:
+def _number(v: Any) -> Optional[float]:
+    """A finite non-zero plain number as a float, else None."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    v = float(v)
+    return v if v != 0 and np.isfinite(v) else None
+
+
+def telling_numbers(mutant: Any, reference: Any, rtol: float, atol: float) -> bool:
+    """True when `mutant` holds a finite non-zero number that the reference does not have at that place.
+
+    Only such numbers single a mistake out: the graph structure a probe reports is the
+    same for everyone, and exception types, missing (None) and zero derivatives are
+    what many unrelated bugs produce.
+    """
+    if isinstance(mutant, dict):
+        if "__error__" in mutant or "__unserializable__" in mutant or set(mutant) == {"__float__"}:
+            return False
+        ref = reference if isinstance(reference, dict) else {}
+        return any(telling_numbers(v, ref.get(k), rtol, atol) for k, v in mutant.items())
+    if isinstance(mutant, list):
+        same_shape = isinstance(reference, list) and len(reference) == len(mutant)
+        refs = reference if same_shape else [None] * len(mutant)
+        return any(telling_numbers(v, r, rtol, atol) for v, r in zip(mutant, refs))
+    value = _number(mutant)
+    if value is None:
+        return False
+    ref = reference if isinstance(reference, (int, float)) and not isinstance(reference, bool) else None
+    return ref is None or not np.isclose(value, float(ref), rtol=rtol, atol=atol)
+
+
+def _viewed(fn: Judge, outcome: Optional[ProbeOutcome]) -> Any:
+    """What `fn` looks at in an outcome's data (its `view`, if it declares one), errors reduced to types."""
+    if outcome is None or not outcome.ok:
+        return None
+    return _errors_by_type(getattr(fn, "view", lambda value: value)(outcome.value))
+
+
+def telling_outcome(fn: Judge, mutant: ProbeOutcome, reference: Optional[ProbeOutcome], options: Dict[str, Any]) -> bool:
+    """Can a submission reproduce this mutant outcome as evidence? Only returned data that differs
+    from the reference's in finite non-zero numbers (`telling_numbers`) can; an exception cannot."""
+    if not mutant.ok:
+        return False
+    try:
+        theirs, ref = _viewed(fn, mutant), _viewed(fn, reference)
+    except (AttributeError, KeyError, TypeError, IndexError):
+        return False
+    rtol, atol = float(options.get("rtol", 1e-9)), float(options.get("atol", 1e-12))
+    return telling_numbers(theirs, ref, rtol, atol)
+
+
+def same_outcome(fn: Judge, candidate: ProbeOutcome, mutant: ProbeOutcome, options: Dict[str, Any],
+                 reference: Optional[ProbeOutcome] = None) -> bool:
     """Does `candidate` reproduce `mutant`'s output (used to name a misconception)?
 
-    Both raised the same exception type, or both returned the same data (what the
-    judge looks at: its `view`, if it declares one), errors compared by type.
+    Only returned data can: the mutant's outcome must be telling (`telling_outcome`), and
+    the candidate must have produced the same data (what the judge looks at; error records
+    inside it compared by type). Two probes that raised the same exception type, or that
+    both left every derivative at zero or None, are no evidence of the same mistake.
     """
-    if not mutant.ok or not candidate.ok:
-        return (
-            candidate.status == mutant.status == "error"
-            and candidate.error_type == mutant.error_type
-            and candidate.error_type not in ("NotImplementedError",)
-        )
-    view = getattr(fn, "view", lambda value: value)
+    if not candidate.ok or not telling_outcome(fn, mutant, reference, options):
+        return False
     try:
-        mine, theirs = _errors_by_type(view(candidate.value)), _errors_by_type(view(mutant.value))
+        mine, theirs = _viewed(fn, candidate), _viewed(fn, mutant)
     except (AttributeError, KeyError, TypeError, IndexError):
         return False
     rtol, atol = float(options.get("rtol", 1e-9)), float(options.get("atol", 1e-12))
     return compare_values(mine, theirs, rtol, atol) is None
 
 
-# ------------------------------------------------------------ structural judges
-
-
-def check_reverse_topological(order: Sequence[int], edges: Sequence[Sequence[int]], constants: Sequence[int], output: int) -> Optional[str]:
-    """None if `order` lists every non-constant node reachable from `output` once, each before its inputs."""
-    constants = set(constants)
-    reachable, stack = set(), [output]
-    while stack:
-        v = stack.pop()
-        if v in reachable or v in constants:
-            continue
-        reachable.add(v)
-        stack.extend(edges[v])
-    if any(not isinstance(v, int) or v < 0 for v in order):
-        return "the order contains objects that are not nodes of the graph"
-    seen = set()
-    for v in order:
-        if v in seen:
-            return f"node #{v} appears more than once"
-        seen.add(v)
-    if seen & constants:
-        return "constants are in the order (they need no derivative: skip them)"
-    if seen != reachable:
-        missing = len(reachable - seen)
-        return f"{missing} non-constant node(s) reachable from the output are missing from the order"
-    if order and order[0] != output:
-        return "the output variable must come first"
-    position = {v: i for i, v in enumerate(order)}
-    for v in order:
-        for p in edges[v]:
-            if p in position and position[p] < position[v]:
-                return (
-                    f"node #{p} comes before node #{v}, which uses it: a node must come before all "
-                    "its parents so its adjoint is complete when it is processed"
-                )
-    return None
-
-
-@judge("topological_order")
-def topological_order(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
-    """Any valid reverse topological order passes (the property, not one order)."""
-    want = reference.value if isinstance(reference.value, list) else [reference.value]
-    got = student.value if isinstance(student.value, list) else [student.value]
-    if len(got) != len(want):
-        return Verdict(0.0, "wrong number of graphs in the result")
-    for i, (g, w) in enumerate(zip(got, want)):
-        order = g.get("order") if isinstance(g, dict) else None
-        if not isinstance(order, list):
-            return Verdict(0.0, f"graph {i}: topological_sort did not return a sequence of variables")
-        problem = check_reverse_topological(order, w["edges"], w["constants"], w["output"])
-        if problem:
-            return Verdict(0.0, f"graph {i}: {problem}", misconception="not-topological" if "comes before" in problem else None)
-    return Verdict(1.0, "a valid reverse topological order on every graph")
+# ------------------------------------------------------------ complexity and recursion judges
 
 
 def _work(row: Dict[str, Any]) -> int:
     return int(row.get("chain_rule", 0)) + int(row.get("parents", 0))
 
 
-def superlinear(rows: List[Dict[str, Any]]) -> bool:
-    """Work growing clearly faster than the node count between the last two measured sizes."""
+def work_growth(rows: List[Dict[str, Any]], budget: Optional[int] = None) -> Optional[str]:
+    """How the work grows with the node count over the measured sizes (the last pair that tells).
+
+    Between two sizes with node ratio q and work ratio r: linear if r <= 1.5 q,
+    "quadratic" if r <= 1.5 q^2, else "exponential" (on diamond chains the path count
+    squares when the layers double). A size stopped over `budget` only bounds r from
+    below; None when nothing shows a growth faster than linear.
+    """
     done = [r for r in rows if isinstance(r, dict) and r.get("nodes")]
-    if len(done) < 2:
-        return bool(done and done[-1].get("exceeded"))
-    a, b = done[-2], done[-1]
-    return b.get("exceeded") or _work(b) / max(_work(a), 1) > 1.5 * (b["nodes"] / a["nodes"])
+    verdict = None
+    for a, b in zip(done, done[1:]):
+        if a.get("exceeded"):
+            break
+        q = b["nodes"] / max(a["nodes"], 1)
+        if b.get("exceeded"):
+            bound = budget if budget is not None else _work(b)
+            r_at_least = bound / max(_work(a), 1)
+            if r_at_least > 1.5 * q * q:
+                return "exponential"
+            return verdict or ("quadratic" if r_at_least > 1.5 * q else None)
+        r = _work(b) / max(_work(a), 1)
+        verdict = "exponential" if r > 1.5 * q * q else "quadratic" if r > 1.5 * q else verdict
+    return verdict
+
+
+#: the misconception a growth names, and what the student is told
+GROWTH = {
+    "exponential": ("path-recursion", ": the work grows with the number of paths, which doubles with every layer"),
+    "quadratic": ("quadratic-traversal", ": the work grows with the square of the graph size (each node re-walks "
+                                         "the graph, or the order is recomputed inside the loop)"),
+    None: (None, ": each node should be visited a constant number of times"),
+}
+
+
+def _work_family(rows: Any, ref_rows: List[Dict[str, Any]], factor: float, what: str) -> Optional[Verdict]:
+    """The failure on one family of graphs (rows per size), or None if its work is linear and its derivatives right."""
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
+        return Verdict(0.0, f"no measurements on {what}")
+    for i, (row, ref) in enumerate(zip(rows, ref_rows)):
+        work, ref_work = _work(row), _work(ref)
+        if row.get("exceeded") or work > factor * ref_work + 10:
+            misconception, why = GROWTH[work_growth(rows[: i + 1])]
+            more = "more than " if row.get("exceeded") else ""
+            return Verdict(
+                0.0,
+                f"{more}{work} uses of chain_rule/parents on {what} of {ref['layers']} layers, {ref['nodes']} nodes "
+                f"(the reference needs {ref_work}){why}",
+                misconception=misconception,
+            )
+    if len(rows) < len(ref_rows):
+        return Verdict(0.0, f"the measurement on {what} stopped early")
+    problem = compare_values([r.get("derivative") for r in rows], [r.get("derivative") for r in ref_rows], 1e-9, 1e-12)
+    if problem:
+        return Verdict(0.0, f"wrong derivatives on {what} (work counts only when the derivatives are right): {problem}")
+    return None
 
 
 @judge("linear_work")
 def linear_work(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
-    """Work (chain_rule + parents uses) must grow linearly with nodes, within a factor of the reference."""
-    rows, ref_rows = student.value, reference.value
+    """Work (chain_rule + parents uses) must grow linearly with nodes, within `factor` of the reference,
+    and the derivatives computed in the same runs must be right.
+
+    The probe returns rows per size, or a mapping of graph families (e.g. Scalars,
+    Tensors) to rows; every family must pass. Work growing quadratically names
+    `quadratic-traversal`, exponentially (with the path count) `path-recursion`.
+    """
     factor = float(options.get("factor", 6.0))
-    figure = {"kind": "work", "student": rows, "reference": ref_rows}
-    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
-        return Verdict(0.0, "no measurements", figure=figure)
-    for row, ref in zip(rows, ref_rows):
-        work, ref_work = _work(row), _work(ref)
-        if row.get("exceeded") or work > factor * ref_work + 10:
-            grows = superlinear(rows[: rows.index(row) + 1])
-            what = "more than " if row.get("exceeded") else ""
-            message = (
-                f"{what}{work} uses of chain_rule/parents on a {ref['layers']}-layer diamond chain of "
-                f"{ref['nodes']} nodes (the reference needs {ref_work})"
-            )
-            message += (
-                ": the work grows with the number of paths, which doubles with every layer"
-                if grows else ": each node should be visited a constant number of times"
-            )
-            return Verdict(0.0, message, misconception="path-recursion" if grows else None, figure=figure)
-    if len(rows) < len(ref_rows):
-        return Verdict(0.0, "the measurement stopped early", figure=figure)
-    problem = compare_values([r.get("derivative") for r in rows], [r.get("derivative") for r in ref_rows], 1e-9, 1e-12)
-    if problem:
-        return Verdict(0.0, f"wrong derivatives on the diamond chains: {problem}", figure=figure)
+    families = reference.value if isinstance(reference.value, dict) else {"": reference.value}
+    value = student.value if isinstance(reference.value, dict) else {"": student.value}
+    value = value if isinstance(value, dict) else {}
+    first = next(iter(families))
+    figure = {"kind": "work", "student": value.get(first), "reference": families[first]}
+    for name, ref_rows in families.items():
+        what = f"{name} diamond chains" if name else "diamond chains"
+        failure = _work_family(value.get(name), ref_rows, factor, what)
+        if failure is not None:
+            failure.figure = {"kind": "work", "student": value.get(name), "reference": ref_rows}
+            return failure
     return Verdict(1.0, "work grows linearly with the number of nodes", figure=figure)
+
+
+def _derivatives_only(value: Any) -> Any:
+    """What mutant matching compares for a work measurement: the derivatives, not the counts
+    (many unrelated bugs walk the graph the same number of times)."""
+    if isinstance(value, dict):
+        return {k: _derivatives_only(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [r.get("derivative") if isinstance(r, dict) else None for r in value]
+    return None
+
+
+linear_work.view = _derivatives_only  # type: ignore[attr-defined]
 
 
 def parent_timed(rows: List[Dict[str, Any]], marks: Optional[Dict[str, float]]) -> List[Dict[str, Any]]:
@@ -308,10 +359,11 @@ def parent_timed(rows: List[Dict[str, Any]], marks: Optional[Dict[str, float]]) 
 
     The child marks the start and end of each run; at each mark the parent reads the child's
     CPU clock from /proc. Rows missing a mark (or with any forged mark) come back without seconds.
+    The runs' derivatives are left out (they are judged apart, and the rows go into figures).
     """
     timed = []
     for row in rows:
-        row = {k: v for k, v in row.items() if k != "seconds"}
+        row = {k: v for k, v in row.items() if k not in ("seconds", "derivatives")}
         tag, runs = row.get("tag"), row.get("runs") if isinstance(row.get("runs"), list) else []
         spans = []
         for i in range(len(runs) if not row.get("exceeded") else 0):
@@ -324,6 +376,22 @@ def parent_timed(rows: List[Dict[str, Any]], marks: Optional[Dict[str, float]]) 
             row["seconds"] = min(spans)
         timed.append(row)
     return timed
+
+
+def timed_derivatives_problem(rows: List[Dict[str, Any]], ref_rows: List[Dict[str, Any]]) -> Optional[str]:
+    """None if every timed run's leaf derivatives equal the reference's on the same graph, else why not.
+
+    Rows are matched by their tag; a row that stopped early is checked on the runs it made.
+    """
+    want = {r.get("tag"): r.get("derivatives") for r in ref_rows}
+    for row in rows:
+        got, expected = row.get("derivatives"), want.get(row.get("tag"))
+        if not isinstance(got, list) or not got or not isinstance(expected, list) or len(got) > len(expected):
+            return f"graph of {row.get('nodes')} nodes: no leaf derivatives were recorded"
+        problem = compare_values(got, expected[: len(got)], 1e-9, 1e-12, f"leaf derivatives, graph of {row.get('nodes')} nodes")
+        if problem:
+            return problem
+    return None
 
 
 @judge("time_ratio")
@@ -343,6 +411,7 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows) or not isinstance(again, list) \
             or not all(isinstance(r, dict) for r in again):
         return Verdict(0.0, "malformed timing data")
+    wrong = timed_derivatives_problem(rows + again, reference.value["rows"] + reference.value["again"])
     rows, again = parent_timed(rows, student.marks), parent_timed(again, student.marks)
     ref = reference.value
     figure = {"kind": "time", "student": rows, "reference": parent_timed(ref["rows"], reference.marks)}
@@ -350,10 +419,12 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
         return Verdict(
             0.0,
             f"more than {rows[-1].get('budget')} uses of chain_rule/parents on a graph of {rows[-1].get('nodes')} "
-            "nodes: the work grows with the number of paths",
-            misconception="path-recursion",
+            "nodes: the work is not linear in the graph size (see the work test)",
             figure=figure,
         )
+    if wrong:
+        return Verdict(0.0, f"the timed runs computed wrong derivatives, and time only counts for right results: {wrong}",
+                       figure=figure)
     if student.marks is None or not all(isinstance(r.get("seconds"), float) for r in rows + again):
         return Verdict(0.0, "the timing marks are missing or were sent twice (nothing else may send them)", figure=figure)
     ratios = [b["seconds"] / max(a["seconds"], 1e-9) for a, b in zip(rows, rows[1:])]
@@ -381,12 +452,21 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     )
 
 
+def _timed_derivatives(value: Any) -> Any:
+    """What mutant matching compares for the timing probe: the timed runs' derivatives only."""
+    if not isinstance(value, dict):
+        return None
+    return [r.get("derivatives") if isinstance(r, dict) else None for r in (value.get("rows") or []) + (value.get("again") or [])]
+
+
+time_ratio.view = _timed_derivatives  # type: ignore[attr-defined]
+
+
 @judge("deep_chain", handles_errors=True)
 def deep_chain(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
     """The chain's derivative, at the default recursion limit."""
     if not student.ok:
-        rule = _outcome_error_rules(student)
-        if rule == "recursion-limit" or "recursion" in student.error_message.lower():
+        if student.status == "error" and student.error_type == "RecursionError":
             return Verdict(
                 0.0,
                 f"{student.describe(options.get('display_path', ''))}: a recursive traversal dies on deep graphs",
@@ -401,23 +481,6 @@ def deep_chain(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
             misconception="recursion-limit",
         )
     return allclose(student, reference, options)
-
-
-@judge("constants_skipped")
-def constants_skipped(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
-    """Constants must not be visited: no parents/chain_rule/accumulate_derivative on them."""
-    value = student.value if isinstance(student.value, dict) else {}
-    touched = value.get("touched_constants")
-    if touched:
-        return Verdict(
-            0.0,
-            f"{', '.join(map(str, touched))} was used on a constant ({value.get('error')})",
-            misconception="constant-not-skipped",
-        )
-    problem = compare_values(value.get("leaves"), reference.value["leaves"], 1e-9, 1e-12, "leaf derivatives")
-    if problem:
-        return Verdict(0.0, problem)
-    return Verdict(1.0, "constants skipped, leaf derivatives right")
 
 
 def get_judge(name: str, local: Dict[str, Judge]) -> Judge:
@@ -435,45 +498,3 @@ def error_text(value: Any, display_path: str) -> Optional[str]:
     err = value["__error__"]
     where = f" ({display_path}:{err['line']})" if isinstance(err.get("line"), int) else ""
     return f"{err.get('type', 'Error')}: {err.get('message', '')}{where}"
-
-
-@judge("fan_out")
-def fan_out(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
-    """x used by several users: its adjoint is the sum of their contributions (2 + 3 = 5, 2 + 3 + 5 = 10)."""
-    got = student.value if isinstance(student.value, list) else []
-    want = reference.value
-    problem = compare_values([g.get("dx") if isinstance(g, dict) else g for g in got], [w["dx"] for w in want], 1e-12, 1e-12, "dx")
-    if problem is None:
-        return Verdict(1.0, "adjoints summed over every user")
-    for g, w in zip(got, want):
-        order = g.get("order") if isinstance(g, dict) else None
-        if isinstance(order, list) and check_reverse_topological(order, w["edges"], w["constants"], w["output"]):
-            return Verdict(0.0, f"{problem}: topological_sort's order is not a reverse topological order, so "
-                                "x was processed before all its users had contributed", misconception="not-topological")
-    singles = [{2.0, 3.0}, {2.0, 3.0, 5.0}]
-    dx = [g.get("dx") if isinstance(g, dict) else None for g in got]
-    if len(dx) == 2 and all(isinstance(v, float) and v in s for v, s in zip(dx, singles)):
-        return Verdict(
-            0.0,
-            f"x is used by several nodes: dx = {dx}, expected {[w['dx'] for w in want]} (the sum of every "
-            "user's contribution); only one user's contribution was kept",
-            misconception="no-fanout-accumulation",
-        )
-    return Verdict(0.0, problem)
-
-
-@judge("seed_scaled")
-def seed_scaled(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
-    """backpropagate(variable, deriv) with deriv != 1: every derivative is scaled by deriv."""
-    problem = compare_values(student.value, reference.value, 1e-9, 1e-12)
-    if problem is None:
-        return Verdict(1.0, "every derivative scaled by deriv")
-    seed = float(options.get("seed", 2.5))
-    try:
-        unscaled = compare_values(student.value, (to_array(reference.value) / seed).tolist(), 1e-9, 1e-12) is None
-    except NotNumeric:
-        unscaled = False
-    if unscaled:
-        return Verdict(0.0, f"{problem}: the derivatives are those of deriv = 1; start reverse mode from deriv = {seed:g}",
-                       misconception="seed-derivative-ignored")
-    return Verdict(0.0, problem)

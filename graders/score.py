@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import paths
-from .judge import Verdict, get_judge, judge_outcome, same_outcome
+from .judge import Verdict, get_judge, judge_outcome, same_outcome, telling_outcome
 from .probe import ChildRun, ProbeOutcome
 from .spec import ProblemSpec, TestSpec
 
@@ -100,10 +100,11 @@ def redact(text: str) -> str:
 
 
 def policy_message(path: str, modules: Sequence[str]) -> str:
-    """Why a problem scores 0 when its file imports an autodiff library."""
+    """Why a problem scores 0 when its graded code uses an autodiff library."""
     return (
         f"policy violation: {path} uses {', '.join(modules)}; this assignment is about writing autodiff "
-        "yourself, so importing an autodiff library scores 0 for this problem"
+        "yourself, so using an autodiff library in graded code scores 0 for this problem (importing one, "
+        "as the course's starter does, costs nothing)"
     )
 
 
@@ -117,7 +118,8 @@ def failed_problem(spec: ProblemSpec, message: str, fault: Optional[str] = None)
 
 @dataclass
 class _Evidence:
-    """What one instructor mutant explains: the tests it fails and those the student reproduces."""
+    """What one instructor mutant explains: the tests it fails with telling numbers (its signature;
+    a crash is no part of it) and those of them the student reproduces."""
 
     misconception: str
     fails: set = field(default_factory=set)
@@ -148,8 +150,10 @@ def _evidence(
             ref = reference.outcomes[test.probe]
             if _judge_safely(test, judges[test.id], mutant, ref, spec.swap.file).passed:
                 continue
+            if not telling_outcome(judges[test.id], mutant, ref, test.options):
+                continue  # a crash, or no numbers of its own: nothing a submission could reproduce as evidence
             ev.fails.add(test.id)
-            if test.id in failing and same_outcome(judges[test.id], run.outcomes[test.probe], mutant, test.options):
+            if test.id in failing and same_outcome(judges[test.id], run.outcomes[test.probe], mutant, test.options, ref):
                 ev.matches.add(test.id)
         found.append(ev)
     return found
@@ -212,7 +216,7 @@ def score_problem(
         tests.append(
             TestResult(
                 spec.id, test.id, test.name, test.kind, test.points,
-                round(test.points * max(0.0, min(1.0, verdict.fraction)), 6),
+                test.points * max(0.0, min(1.0, verdict.fraction)),  # exact: totals are rounded, not tests
                 redact(verdict.message), misconception, seconds, verdict.figure,
             )
         )

@@ -58,14 +58,22 @@ class WorkBudgetExceeded(BaseException):
 
 
 class Counter:
-    """Counts uses of the Variable protocol on instrumented nodes."""
+    """Counts uses of the Variable protocol on instrumented nodes.
 
-    def __init__(self, budget: Optional[int] = None):
+    With `record=True` it also keeps, in call order, the first `RECORDED` calls of
+    `chain_rule(d)` as `(unique_id, d)`: the order in which a backward pass processed
+    the nodes and the adjoint each one had at that moment (evidence for a judge).
+    """
+
+    RECORDED = 1000
+
+    def __init__(self, budget: Optional[int] = None, record: bool = False):
         self.chain_rule = 0
         self.parents = 0
         self.accumulate = 0
         self.touched_constants: List[str] = []
         self.budget = budget
+        self.calls: Optional[List[Tuple[int, Any]]] = [] if record else None
 
     def tick(self, what: str) -> None:
         setattr(self, what, getattr(self, what) + 1)
@@ -76,13 +84,66 @@ class Counter:
         return {"chain_rule": self.chain_rule, "parents": self.parents, "accumulate": self.accumulate}
 
 
+class NodeFunction:
+    """Stands in for the Function class in an interior Node's `history.last_fn`.
+
+    Like the framework's `Function._backward(ctx, d)`, it returns one local
+    vector-Jacobian product per input: $d \\cdot w_i$ (the weights are in `ctx`).
+    """
+
+    @staticmethod
+    def _backward(ctx: "NodeContext", d_output: Any) -> Tuple[Any, ...]:
+        return tuple(d_output * w for w in ctx.saved_values)
+
+
+class NodeContext:
+    """An interior Node's `history.ctx`: its local derivatives as `saved_values`."""
+
+    def __init__(self, weights: Sequence[float]):
+        self.no_grad = False
+        self.saved_values = tuple(weights)
+
+    @property
+    def saved_tensors(self) -> Tuple[float, ...]:
+        return self.saved_values
+
+
+class NodeHistory:
+    """A Node's `history`, shaped like the framework's `History`/`ScalarHistory`.
+
+    A leaf's history has `last_fn = ctx = None` and no inputs; an interior node's
+    has `last_fn`, `ctx` and `inputs`. Reading `inputs` is counted as a use of
+    `parents` (the framework's `parents` is `history.inputs`), so code that walks
+    `v.history.inputs` is measured like code that uses `v.parents`.
+    """
+
+    __slots__ = ("_node",)
+
+    def __init__(self, node: "Node"):
+        self._node = node
+
+    @property
+    def last_fn(self) -> Optional[type]:
+        return NodeFunction if self._node._inputs else None
+
+    @property
+    def ctx(self) -> Optional[NodeContext]:
+        return NodeContext(self._node._weights) if self._node._inputs else None
+
+    @property
+    def inputs(self) -> Tuple["Node", ...]:
+        self._node.counter.tick("parents")
+        return tuple(self._node._inputs)
+
+
 class Node:
     """A computation-graph node satisfying the Variable protocol, with counters.
 
-    Mirrors the framework: a constant has no history (its `parents` and
-    `chain_rule` fail, and it refuses derivatives); a leaf has no parents and
-    accumulates with `+=`. Interior nodes have fixed local derivatives
-    $\\partial v / \\partial p_i = w_i$.
+    Mirrors the framework where student code touches it: a constant has no
+    history (`history is None`; its `parents` and `chain_rule` fail, and it refuses
+    derivatives); a leaf has a history without `last_fn`, no parents, and
+    accumulates with `+=`; interior nodes have a history (`last_fn`, `ctx`,
+    `inputs`) and fixed local derivatives $\\partial v / \\partial p_i = w_i$.
     """
 
     def __init__(
@@ -99,6 +160,10 @@ class Node:
         self._constant = constant
         self.counter = counter if counter is not None else Counter()
         self.derivative: Optional[float] = None
+        self.history: Optional[NodeHistory] = None if constant else NodeHistory(self)
+
+    def requires_grad(self) -> bool:
+        return self.history is not None
 
     @property
     def unique_id(self) -> int:
@@ -124,6 +189,9 @@ class Node:
             raise AssertionError("a constant has no history: chain_rule is undefined")
         assert self._inputs, "chain_rule called on a leaf"
         self.counter.tick("chain_rule")
+        calls = self.counter.calls
+        if calls is not None and len(calls) < Counter.RECORDED:
+            calls.append((self._uid, d_output))
         return [(p, d_output * w) for p, w in zip(self._inputs, self._weights)]
 
     def accumulate_derivative(self, x: Any) -> None:
@@ -238,6 +306,85 @@ def layered_dag(n: int, rng: random.Random, depth: int = 40, counter: Optional[C
         layer = [g.op([rng.choice(layer), rng.choice(layer)], [0.5, 0.5]) for _ in range(width)]
     out = g.op(layer, [1.0] * len(layer))
     return g, out
+
+
+# ------------------------------------------------- the framework's own variables
+
+
+_COUNTED_CLASSES: Dict[type, type] = {}
+
+
+def _counted_class(cls: type) -> Optional[type]:
+    """A subclass of a history class whose `inputs` is a counting property (None if it cannot be made)."""
+    if cls not in _COUNTED_CLASSES:
+
+        def inputs(self: Any) -> Any:
+            state = object.__getattribute__(self, "__dict__")
+            state["_counter"].tick("parents")
+            return state["_inputs"]
+
+        try:
+            _COUNTED_CLASSES[cls] = type(f"Counted{cls.__name__}", (cls,), {"inputs": property(inputs)})
+        except TypeError:  # a final or tuple-like history class
+            _COUNTED_CLASSES[cls] = None  # type: ignore[assignment]
+    return _COUNTED_CLASSES[cls]
+
+
+class _CountedHistory:
+    """Duck-typed counting history, for a history class that cannot be subclassed."""
+
+    def __init__(self, history: Any, counter: Counter):
+        self.last_fn = getattr(history, "last_fn", None)
+        self.ctx = getattr(history, "ctx", None)
+        self._inputs = history.inputs
+        self._counter = counter
+
+    @property
+    def inputs(self) -> Any:
+        self._counter.tick("parents")
+        return self._inputs
+
+
+def counted_history(history: Any, counter: Counter) -> Any:
+    """A copy of a framework variable's `history` in which every read of `inputs` ticks `counter`.
+
+    The copy is an instance of a subclass of the history's own class (so
+    `isinstance` and `last_fn`/`ctx` behave as before); the framework's `parents`
+    and `chain_rule` read `history.inputs` too, so every way of walking the graph
+    is counted as a `parents` use.
+    """
+    sub = _counted_class(type(history))
+    if sub is None:
+        return _CountedHistory(history, counter)
+    copy = object.__new__(sub)
+    state = dict(getattr(history, "__dict__", {}))
+    for name in ("last_fn", "ctx"):
+        state.setdefault(name, getattr(history, name, None))
+    inputs = state.pop("inputs", getattr(history, "inputs", ()))
+    for name, value in state.items():
+        object.__setattr__(copy, name, value)
+    object.__getattribute__(copy, "__dict__").update(_inputs=inputs, _counter=counter)
+    return copy
+
+
+def count_graph_uses(output: Any, counter: Counter) -> List[Any]:
+    """Instrument the graph of a framework variable (Scalar, Tensor): count every read of `history.inputs`.
+
+    Walks the graph from `output` once (before instrumenting, so the walk itself is
+    not counted) and gives each non-constant variable a counting history. Returns
+    the variables reached, constants excluded.
+    """
+    seen, found, stack = set(), [], [output]
+    while stack:
+        v = stack.pop()
+        if id(v) in seen or v.history is None:
+            continue
+        seen.add(id(v))
+        found.append(v)
+        stack.extend(v.history.inputs)
+    for v in found:
+        v.history = counted_history(v.history, counter)
+    return found
 
 
 def floats(values: Iterable[Any]) -> List[Optional[float]]:

@@ -66,10 +66,28 @@ class Counter:
             raise WorkBudgetExceeded(f"{self.chain_rule} chain_rule and {self.parents} parents calls")
 
 
-class Node:
-    """A graph node that implements exactly the Variable protocol, nothing else.
+class NodeHistory:
+    """A Node's `history`, shaped like minitorch's: `last_fn` (None for a leaf), `ctx`, `inputs`.
 
-    `Node(counter)` is a leaf, `Node(counter, constant=True)` a constant, and
+    Reading `inputs` counts as a use of `parents` (minitorch's `parents` is `history.inputs`).
+    """
+
+    def __init__(self, node):
+        self._node = node
+        self.last_fn = None if node.is_leaf() else "f"
+        self.ctx = None
+
+    @property
+    def inputs(self):
+        self._node._counter.tick("parents")
+        return tuple(p for p, _ in self._node._inputs)
+
+
+class Node:
+    """A graph node that implements the Variable protocol, with a `history` like minitorch's variables.
+
+    `Node(counter)` is a leaf, `Node(counter, constant=True)` a constant (its
+    `history` is None, like a minitorch constant's), and
     `Node(counter, [(parent, local_derivative), ...])` the output of a function
     whose local derivatives are the given numbers.
     """
@@ -83,6 +101,7 @@ class Node:
         self._counter = counter
         self.name = name or f"n{self._id}"
         self.derivative = None
+        self.history = None if constant else NodeHistory(self)
 
     def __repr__(self):
         return self.name
@@ -115,13 +134,13 @@ class Node:
 
 
 def protocol_call(fn, *args):
-    """Run `fn(*args)` on Nodes, explaining an AttributeError (a non-protocol attribute)."""
+    """Run `fn(*args)` on Nodes, explaining an AttributeError (an attribute Variables do not share)."""
     try:
         return fn(*args)
     except AttributeError as exc:
         raise AssertionError(
-            f"{fn.__name__} used an attribute that is not part of the Variable protocol ({exc}). "
-            f"Use only {PROTOCOL}: the same code must differentiate Scalars, Tensors and any other Variable."
+            f"{fn.__name__} used an attribute that Variables do not all have ({exc}). "
+            f"Use {PROTOCOL} (or `history`): the same code must differentiate Scalars, Tensors and any other Variable."
         ) from exc
 
 

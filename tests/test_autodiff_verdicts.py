@@ -1,0 +1,378 @@
+"""Autodiff verdicts a TA would give: points and misconception labels only on evidence about THIS submission.
+
+Two layers:
+
+* course-style submissions (tests/files/submissions/autodiff_course_*: the starter's `autodiff.py`
+  shape, the Variable protocol, `# BEGIN ASSIGN2_1` blocks; written for this suite) graded end to
+  end: valid ones written differently keep full marks with no label, buggy ones lose points and
+  carry exactly their own label and no other;
+* the judges' rules on hand-made probe data (fast, one rule per test), and the instrumented nodes
+  compared with the framework's own Scalars and Tensors.
+"""
+
+import itertools
+import random
+import sys
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Optional
+
+import pytest
+
+from conftest import ROOT
+from graders.grade import GradeOptions, grade_submission
+from graders.judge import linear_work, same_outcome, time_ratio, work_growth
+from graders.probe import ProbeOutcome
+
+SUBMISSIONS = ROOT / "tests" / "files" / "submissions"
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What a TA would conclude about a course-style submission."""
+
+    #: the misconceptions the problem must name, exactly (most evident first is not checked)
+    labels: FrozenSet[str] = frozenset()
+    #: hidden tests that must pass / must fail (the rest are free)
+    passes: FrozenSet[str] = frozenset()
+    fails: FrozenSet[str] = frozenset()
+    #: exact score, when the whole verdict is known
+    score: Optional[float] = None
+
+
+COMPLEXITY = frozenset({"work_on_diamonds", "work_on_framework", "time_doubling"})
+DEEP = frozenset({"deep_chain_3000", "deep_chain_10000", "deep_scalar_chain", "deep_tensor_chain"})
+ORDER = frozenset({"topological_order_random", "topological_order_scalars"})
+
+#: course-style variant -> the verdict it deserves
+COURSE: Dict[str, Expected] = {
+    # valid, written differently: the course's DFS order, Kahn's as a generator, framework-style history walking
+    "autodiff_course_postorder": Expected(score=40.0),
+    "autodiff_course_generator_kahn": Expected(score=40.0),
+    "autodiff_course_history_walk": Expected(score=40.0),
+    # the output last: named by the order itself, never `seed-derivative-ignored` (it uses deriv)
+    "autodiff_course_not_reversed": Expected(
+        labels=frozenset({"order-not-reversed"}), fails=ORDER | COMPLEXITY | DEEP | {"derivative_argument"}),
+    # first-touch processing that sums correctly: `not-topological`, never `no-fanout-accumulation`
+    "autodiff_course_first_touch": Expected(
+        labels=frozenset({"not-topological"}), passes=ORDER, fails=COMPLEXITY | {"fan_out"}),
+    "autodiff_course_bfs": Expected(labels=frozenset({"not-topological"}), fails=ORDER),
+    "autodiff_course_overwrite": Expected(labels=frozenset({"no-fanout-accumulation"}), passes=ORDER, fails={"fan_out"}),
+    # linear time on wrong derivatives earns no complexity points, and no label fits
+    "autodiff_course_unchained": Expected(
+        passes=ORDER | {"deep_chain_3000", "deep_chain_10000", "deep_scalar_chain"}, fails=COMPLEXITY | {"fan_out"}),
+    # the real course student's last version: only the recursion is wrong
+    "autodiff_course_recursive_yield": Expected(labels=frozenset({"recursion-limit"}), fails=DEEP, score=35.0),
+    # written for an older API: crashes everywhere but in the sort; a crash names nothing
+    "autodiff_course_old_api": Expected(passes=ORDER, score=5.0),
+}
+
+
+@pytest.fixture(scope="module")
+def course_graded():
+    return {
+        name: grade_submission(SUBMISSIONS / name, GradeOptions(problems=["autodiff"])).problems[0]
+        for name in sorted(COURSE)
+    }
+
+
+def _failures(problem):
+    return [(t.id, t.misconception, t.message[:160]) for t in problem.tests if not t.passed]
+
+
+@pytest.mark.parametrize("variant", sorted(COURSE))
+def test_course_style_submission_gets_the_verdict_it_deserves(course_graded, variant):
+    problem, expected = course_graded[variant], COURSE[variant]
+    assert problem.fault is None, problem.fault
+    assert set(problem.misconceptions) == expected.labels, _failures(problem)
+    for test in problem.tests:  # no test carries a label the problem does not deserve
+        assert test.misconception in expected.labels | {None}, (test.id, test.misconception, test.message)
+        if test.misconception is not None:
+            assert not test.passed
+    by_id = {t.id: t for t in problem.tests}
+    assert {i for i in expected.passes if not by_id[i].passed} == set(), _failures(problem)
+    assert {i for i in expected.fails if by_id[i].passed} == set(), _failures(problem)
+    if expected.score is not None:
+        assert problem.score == pytest.approx(expected.score), _failures(problem)
+    else:
+        assert problem.score < problem.max_score
+
+
+def test_complexity_points_need_right_derivatives_in_the_same_runs(course_graded):
+    """Linear time and linear work on wrong derivatives: nothing, and the message says why."""
+    tests = {t.id: t for t in course_graded["autodiff_course_unchained"].tests}
+    assert "wrong derivatives" in tests["time_doubling"].message
+    assert "wrong derivatives" in tests["work_on_diamonds"].message
+    assert tests["time_doubling"].score == tests["work_on_diamonds"].score == 0
+
+
+def test_the_order_is_named_even_when_the_backward_pass_fails(course_graded):
+    tests = {t.id: t for t in course_graded["autodiff_course_not_reversed"].tests}
+    for test_id in ORDER:
+        assert tests[test_id].misconception == "order-not-reversed"
+        assert "output first" in tests[test_id].message
+
+
+# --------------------------------------------------------------- rules on hand-made data
+
+
+def _judges():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("autodiff_judges_under_test", ROOT / "problems" / "autodiff" / "judges.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+J = _judges()
+
+#: a small DAG: 0, 1 leaves; 2 = f(0); 3 = g(1, 5) with 5 a constant; 4 = h(2, 3) is the output
+EDGES = [[], [], [0], [1, 5], [2, 3], []]
+CONSTANTS = [5]
+
+
+def _all_valid_orders():
+    """Every reverse topological order of EDGES' non-constant nodes, by brute force."""
+    nodes = [0, 1, 2, 3, 4]
+    valid = []
+    for order in itertools.permutations(nodes):
+        pos = {v: i for i, v in enumerate(order)}
+        if all(pos[v] < pos[p] for v in nodes for p in EDGES[v] if p not in CONSTANTS):
+            valid.append(list(order))
+    return valid
+
+
+def test_every_valid_reverse_topological_order_passes_and_nothing_else():
+    valid = _all_valid_orders()
+    assert len(valid) == 6  # the course's DFS order [4, 2, 0, 3, 1] is one of them, Kahn's [4, 2, 3, 0, 1] another
+    assert [4, 2, 0, 3, 1] in valid and [4, 2, 3, 0, 1] in valid
+    for order in itertools.permutations([0, 1, 2, 3, 4]):
+        finding = J.judge_order(list(order), EDGES, CONSTANTS, 4)
+        assert (finding.problem is None) == (list(order) in valid), order
+
+
+def test_an_order_with_the_output_last_is_order_not_reversed():
+    for order in _all_valid_orders():
+        finding = J.judge_order(order[::-1], EDGES, CONSTANTS, 4)
+        assert finding.misconception == "order-not-reversed", order
+        assert "output first" in finding.problem
+
+
+def test_a_mixed_order_is_not_topological():
+    finding = J.judge_order([4, 0, 2, 3, 1], EDGES, CONSTANTS, 4)  # 0 before its user 2
+    assert finding.misconception == "not-topological"
+
+
+def test_a_valid_order_with_constants_is_constant_not_skipped_and_incomplete_orders_name_nothing():
+    assert J.judge_order([4, 3, 5, 2, 1, 0], EDGES, CONSTANTS, 4).misconception == "constant-not-skipped"
+    for order in ([4, 3, 2, 1], [4, 3, 2, 2, 1, 0], [4, 3, 2, 1, 0, -1], [4, 3, 2, 1, 0, 6]):
+        finding = J.judge_order(order, EDGES, CONSTANTS, 4)
+        assert finding.problem and finding.misconception is None, order
+
+
+def _outcome(value, probe="p", marks=None):
+    return ProbeOutcome(probe=probe, status="ok", value=value, marks=marks)
+
+
+def _error(kind="AttributeError", probe="p"):
+    return ProbeOutcome(probe=probe, status="error", error_type=kind, error_message="boom")
+
+
+def _plain_judge(student, reference, options):  # a judge without a view
+    raise AssertionError("not called")
+
+
+def test_a_shared_exception_type_is_no_evidence():
+    assert not same_outcome(_plain_judge, _error(), _error(), {})
+    assert not same_outcome(_plain_judge, _error("RecursionError"), _error("RecursionError"), {})
+
+
+def test_missing_or_zero_values_are_no_evidence_but_reproduced_numbers_are():
+    reference = _outcome({"leaves": [1.5, -2.0], "edges": [[1, 2], [0]]})
+    nothing = _outcome({"leaves": [None, None], "edges": [[1, 2], [0]]})
+    zeros = _outcome({"leaves": [0.0, 0.0], "edges": [[1, 2], [0]]})
+    assert not same_outcome(_plain_judge, nothing, nothing, {}, reference)  # the shared edges are no evidence
+    assert not same_outcome(_plain_judge, zeros, zeros, {}, reference)
+    wrong = _outcome({"leaves": [1.25, -2.0], "edges": [[1, 2], [0]]})
+    assert same_outcome(_plain_judge, wrong, wrong, {}, reference)
+    assert not same_outcome(_plain_judge, _outcome({"leaves": [1.3, -2.0], "edges": [[1, 2], [0]]}), wrong, {}, reference)
+
+
+def _fan_out_reference():
+    """The reference's fan-out data: a -> x (#1) -> users -> out, contributions per user."""
+    return [
+        {"dx": 4.25, "calls": [[4, 1.0], [3, 0.25], [2, 1.75], [1, 4.25]], "edges": [[], [0], [1], [1], [2, 3]],
+         "output": 4, "x": 1, "contributions": [3.5, 0.75]},
+        {"dx": 6.75, "calls": [[5, 1.0], [4, 0.5], [3, 0.25], [2, 1.75], [1, 6.75]],
+         "edges": [[], [0], [1], [1], [1], [2, 3, 4]], "output": 5, "x": 1, "contributions": [3.5, 0.75, 2.5]},
+    ]
+
+
+def _fan_out(student_calls, dx):
+    ref = _fan_out_reference()
+    student = [{**r, "calls": c, "dx": d} for r, c, d in zip(ref, student_calls, dx)]
+    return J.fan_out(_outcome(student), _outcome(ref), {})
+
+
+def test_fan_out_overwrite_needs_a_single_contribution_on_every_graph():
+    overwrite = _fan_out([[[4, 1.0], [2, 1.75], [3, 0.25], [1, 0.75]], [[5, 1.0], [2, 1.75], [3, 0.25], [4, 0.5], [1, 2.5]]],
+                         [0.75, 2.5])
+    assert overwrite.misconception == "no-fanout-accumulation"
+    assert _fan_out([[[4, 1.0], [2, 1.75], [3, 0.25], [1, 0.75]], _fan_out_reference()[1]["calls"]],
+                    [0.75, 6.75]).misconception is None  # one graph alone is no evidence
+    unchained = _fan_out([[[4, 1.0], [2, 1.0], [3, 1.0], [1, 2.0]], [[5, 1.0], [2, 1.0], [3, 1.0], [4, 1.0], [1, 3.0]]],
+                         [2.0, 3.0])  # the local derivatives dropped: wrong, but not an overwrite
+    assert unchained.fraction == 0 and unchained.misconception is None
+
+
+def test_fan_out_first_touch_is_not_topological_and_output_last_is_order_not_reversed():
+    first_touch = _fan_out([[[4, 1.0], [3, 0.25], [1, 0.75], [2, 1.75]], [[5, 1.0], [4, 0.5], [1, 2.5], [3, 0.25], [2, 1.75]]],
+                           [0.75, 2.5])
+    assert first_touch.misconception == "not-topological"
+    inputs_first = _fan_out([[[1, 0.0], [2, 0.0], [3, 0.0], [4, 1.0]], [[1, 0.0], [2, 0.0], [3, 0.0], [4, 0.0], [5, 1.0]]],
+                            [0.0, 0.0])
+    assert inputs_first.misconception == "order-not-reversed"
+
+
+def test_seed_ignored_needs_the_unit_seed_values_not_zeros():
+    reference = _outcome([2.5, -5.0, 0.0])
+    assert J.seed_scaled(_outcome([1.0, -2.0, 0.0]), reference, {"seed": 2.5}).misconception == "seed-derivative-ignored"
+    for nothing in ([0.0, 0.0, 0.0], [None, None, None]):
+        verdict = J.seed_scaled(_outcome(nothing), reference, {"seed": 2.5})
+        assert verdict.fraction == 0 and verdict.misconception is None
+
+
+def _timing(derivatives, seconds=(0.01, 0.02, 0.04), again=(0.02, 0.04)):
+    """Timing probe data with parent marks that give the listed best times."""
+    rows, marks, clock = [], {}, 0.0
+    for tag, sec, ders in [(f"n{4000 * 2 ** i}", s, derivatives) for i, s in enumerate(seconds)] + \
+            [(f"again{8000 * 2 ** i}", s, derivatives) for i, s in enumerate(again)]:
+        for run in range(3):
+            marks[f"{tag}:{run}:start"], marks[f"{tag}:{run}:end"] = clock, clock + sec
+            clock += sec + 1
+        rows.append({"nodes": 4000, "seconds": sec, "runs": [sec] * 3, "tag": tag, "derivatives": [ders] * 3})
+    return _outcome({"rows": rows[:3], "again": rows[3:]}, marks=marks)
+
+
+def test_linear_time_on_wrong_derivatives_earns_nothing_and_names_nothing():
+    reference = _timing([0.5, -1.25])
+    assert time_ratio(_timing([0.5, -1.25]), reference, {}).fraction == 1.0
+    wrong = time_ratio(_timing([0.0, 0.0]), reference, {})
+    assert wrong.fraction == 0 and wrong.misconception is None and "wrong derivatives" in wrong.message
+    missing = _timing([0.5, -1.25])
+    for row in missing.value["rows"]:
+        del row["derivatives"]
+    assert time_ratio(missing, reference, {}).fraction == 0
+
+
+def _work_rows(works, derivative=1.0, exceeded_at=None):
+    rows = []
+    for i, work in enumerate(works):
+        layers = 2 ** (i + 1)
+        row = {"layers": layers, "nodes": 3 * layers + 1, "exceeded": i == exceeded_at, "chain_rule": work, "parents": 0}
+        if i != exceeded_at:
+            row["derivative"] = derivative
+        rows.append(row)
+    return rows
+
+
+def test_work_growth_tells_paths_from_quadratic_from_linear():
+    assert work_growth(_work_rows([7, 13, 25, 49])) is None
+    assert work_growth(_work_rows([49, 169, 625, 2401])) == "quadratic"
+    assert work_growth(_work_rows([12, 48, 765, 200_001], exceeded_at=3), budget=200_000) == "exponential"
+    assert work_growth(_work_rows([12, 48, 765, 200_000])) == "exponential"
+
+
+def test_linear_work_needs_right_derivatives_and_names_the_growth():
+    reference = _outcome(_work_rows([7, 13, 25, 49]))
+    assert linear_work(_outcome(_work_rows([7, 13, 25, 49])), reference, {}).fraction == 1.0
+    wrong = linear_work(_outcome(_work_rows([7, 13, 25, 49], derivative=0.5)), reference, {})
+    assert wrong.fraction == 0 and wrong.misconception is None and "wrong derivatives" in wrong.message
+    paths = linear_work(_outcome(_work_rows([12, 48, 765, 200_001], exceeded_at=3)), reference, {})
+    assert paths.misconception == "path-recursion"
+    quadratic = linear_work(_outcome(_work_rows([49, 169, 625, 2401])), reference, {})
+    assert quadratic.misconception == "quadratic-traversal"
+    families = {"scalars": _work_rows([7, 13, 25, 49]), "tensors": _work_rows([7, 13, 25, 49])}
+    broken = {"scalars": _work_rows([7, 13, 25, 49]), "tensors": _work_rows([7, 13, 25, 49], derivative=2.0)}
+    assert linear_work(_outcome(families), _outcome(families), {}).fraction == 1.0
+    assert "tensors" in linear_work(_outcome(broken), _outcome(families), {}).message
+
+
+# --------------------------------------------------- instrumented nodes vs the framework's variables
+
+
+@pytest.fixture(scope="module")
+def child_side():
+    """probekit and the reference framework, importable the way the sandboxed child imports them."""
+    extra = [str(ROOT / "graders" / "child"), str(ROOT / "reference")]
+    sys.path[:0] = extra
+    import minitorch
+    import probekit
+
+    yield probekit, minitorch
+    for p in extra:
+        sys.path.remove(p)
+
+
+def _shape(v):
+    """How a variable looks to code that walks the framework's history."""
+    h = v.history
+    if h is None:
+        return "constant", None
+    return ("leaf" if h.last_fn is None else "interior"), len(list(h.inputs))
+
+
+def test_nodes_have_a_history_shaped_like_the_frameworks(child_side):
+    probekit, minitorch = child_side
+    g = probekit.Graph()
+    leaf, const = g.leaf(), g.constant()
+    node = g.op([leaf, const], [2.0, 3.0])
+    x, c = minitorch.Scalar(1.5), minitorch.Scalar(2.0, None)
+    y = x * c
+    assert [_shape(v) for v in (leaf, const, node)] == [_shape(v) for v in (x, c, y)]
+    assert [leaf.is_leaf(), const.is_constant(), node.is_leaf()] == [x.is_leaf(), c.is_constant(), y.is_leaf()]
+    h = node.history
+    assert h.last_fn._backward(h.ctx, 0.5) == (1.0, 1.5)  # the framework's Function._backward(ctx, d)
+    before = g.counter.parents
+    list(node.history.inputs)
+    assert g.counter.parents == before + 1  # walking history.inputs counts like using parents
+
+
+def test_counting_a_framework_graph_sees_every_walk_and_stops_runaway_ones(child_side):
+    probekit, minitorch = child_side
+    x = minitorch.Scalar(0.75)
+    v = x
+    for _ in range(6):
+        v = -v + v.sigmoid()
+    counter = probekit.Counter()
+    nodes = probekit.count_graph_uses(v, counter)
+    assert len(nodes) == 3 * 6 + 1 and counter.parents == 0  # instrumenting is not counted
+    assert isinstance(v.history, type(x.history))  # still the framework's history class
+    list(v.parents)
+    assert counter.parents == 1
+    v.backward()
+    assert x.derivative is not None and counter.parents > 3 * 6
+    runaway = probekit.Counter(budget=50)
+    y = minitorch.Scalar(0.5)
+    w = y
+    for _ in range(12):
+        w = -w + w.sigmoid()
+    probekit.count_graph_uses(w, runaway)
+
+    def every_path(var, d):  # path recursion: one walk per path, 2**12 of them
+        for p, dp in var.chain_rule(d):
+            if not p.is_leaf():
+                every_path(p, dp)
+
+    with pytest.raises(probekit.WorkBudgetExceeded):
+        every_path(w, 1.0)
+
+
+def test_a_random_dag_reads_the_same_through_parents_and_history(child_side):
+    probekit, _ = child_side
+    graph, out = probekit.random_dag(random.Random(11), n_leaves=3, n_ops=15, n_constants=2)
+    for node in graph.nodes:
+        if node.is_constant():
+            assert node.history is None
+        else:
+            assert list(node.history.inputs) == list(node.parents)
