@@ -4,6 +4,8 @@ Each variant in tests/files/submissions/<problem>_<name>/ holds one student file
 Valid variants must get full marks, buggy ones must lose points on the right
 problem and, for the contract's misconceptions, carry the right id; every
 hidden test must fail on the blank template and on at least one buggy variant.
+The course-style autodiff variants (`autodiff_course_*`) are graded, with their
+exact verdicts, in test_autodiff_verdicts.py.
 """
 
 import shutil
@@ -13,12 +15,14 @@ import pytest
 
 from conftest import ROOT
 from graders.grade import GradeOptions, grade_submission
+from graders.offering import get_offering
 from graders.spec import load_problems
+from test_autodiff_verdicts import COURSE
 
 SUBMISSIONS = ROOT / "tests" / "files" / "submissions"
 VALID = {
     "autodiff_kahn", "autodiff_dependency_count", "autodiff_sort_by_id", "autodiff_llmsys_style",
-    "ops_alternative", "network_alternative", "training_alternative",
+    "ops_alternative", "network_alternative", "training_alternative", "training_no_zero_grad",
 }
 #: buggy variant -> the CONTRACT §6 (or catalogue) misconception it must be told about (None: just lose points)
 BUGGY = {
@@ -34,10 +38,11 @@ BUGGY = {
     "ops_backward_bugs": None,
     "network_transposed": None,
     "network_no_relu": None,
-    "network_dropout_always": None,
+    "network_dropout_always": "dropout-in-eval",
     "network_detached": None,
     "training_sum_bce": None,
-    "training_no_zero_grad": "no-zero-grad",
+    "training_double_backward": "no-zero-grad",
+    "training_whole_set": "whole-set-every-batch",
     "training_no_eval": "dropout-in-eval",
     "training_no_step": None,
 }
@@ -52,7 +57,9 @@ def graded():
     """Every variant graded once, on its own problem."""
     results = {}
     for variant in sorted(VALID | set(BUGGY)):
-        result = grade_submission(SUBMISSIONS / variant, GradeOptions(problems=[problem_of(variant)]))
+        problem = problem_of(variant)
+        offering = "minitorch" if problem == "ops" else None  # the HW2 offerings give the tensor Functions
+        result = grade_submission(SUBMISSIONS / variant, GradeOptions(problems=[problem], offering=offering))
         (problem,) = result.problems
         results[variant] = problem
     return results
@@ -60,7 +67,7 @@ def graded():
 
 def test_every_variant_is_listed():
     on_disk = {p.name for p in SUBMISSIONS.iterdir() if p.is_dir()}
-    assert on_disk == VALID | set(BUGGY)
+    assert on_disk == VALID | set(BUGGY) | set(COURSE)
 
 
 @pytest.mark.parametrize("variant", sorted(VALID))
@@ -88,9 +95,12 @@ def test_every_hidden_test_fails_on_the_template_and_on_some_buggy_variant(grade
     for problem in template.problems:
         assert all(not t.passed for t in problem.tests), problem.id
     for spec in load_problems():
+        # the tests the variants' offerings grade (an inline-loss offering's `loop_loss` has its buggy
+        # course-style variant in test_training_verdicts.py)
+        graded_ids = [t.id for t in spec.tests if any(t.id == u.id for p in graded.values() for u in p.tests)]
         failing = {t.id for v, p in graded.items() if v in BUGGY and p.id == spec.id for t in p.tests if not t.passed}
-        never = [t.id for t in spec.tests if t.id not in failing]
-        assert not never, f"{spec.id}: hidden tests no buggy variant fails: {never}"
+        never = [t for t in graded_ids if t not in failing]
+        assert graded_ids and not never, f"{spec.id}: hidden tests no buggy variant fails: {never}"
 
 
 def test_a_broken_autodiff_costs_only_autodiff(tmp_path):
@@ -102,7 +112,7 @@ def test_a_broken_autodiff_costs_only_autodiff(tmp_path):
     result = grade_submission(submission, GradeOptions())
     scores = {p.id: (p.score, p.max_score) for p in result.problems}
     assert scores["autodiff"][0] < scores["autodiff"][1]
-    for pid in ("ops", "network", "training"):
+    for pid in sorted(set(scores) - {"autodiff"}):  # the offering's other problems
         assert scores[pid][0] == scores[pid][1], (pid, [t.message for p in result.problems if p.id == pid for t in p.tests if not t.passed])
 
 
@@ -136,6 +146,7 @@ def test_each_instructor_mutant_is_named_when_submitted(spec, path, tmp_path):
     target = submission / spec.swap.file
     target.parent.mkdir(parents=True)
     shutil.copy(mutant_source(spec, path), target)
-    (problem,) = grade_submission(submission, GradeOptions(problems=[spec.id])).problems
+    offering = get_offering(None if spec.id in get_offering().points else "minitorch")
+    (problem,) = grade_submission(submission, GradeOptions(offering=offering.id, problems=[spec.id])).problems
     assert problem.score < problem.max_score
     assert misconception_of(path) in problem.misconceptions, [(t.id, t.message) for t in problem.tests if not t.passed]

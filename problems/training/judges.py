@@ -2,11 +2,12 @@
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from graders import paths
-from graders.judge import Verdict, to_array, NotNumeric
+from graders.judge import NotNumeric, Verdict, short, to_array
 
 HERE = Path(__file__).resolve().parent
 HELDOUT = HERE / "hidden" / "heldout.tsv"
@@ -43,11 +44,126 @@ def prepare_inputs(dest: Path) -> None:
     )
 
 
+#: Tolerances of the loss test, from the maths. With p in [0.05, 0.95] and a stabilising
+#: eps <= 1e-7 inside the logs, |log(p + eps) - log p| <= eps / p <= 2e-6 per example, so the
+#: mean loss moves by at most 2e-6 while it is at least -log(0.95) = 0.0513: relative error
+#: <= 3.9e-5. Each gradient entry -y / (B p) or (1 - y) / (B (1 - p)) moves by the factor
+#: p / (p + eps): relative error <= 2e-6. The limits below keep a margin of 2.5x and 5x. On the
+#: probe's batches, the real bugs of tests/test_training_verdicts.py (sum, sign, swapped or missing
+#: term, log-softmax over the batch) are off by 40% or more, and even eps = 1e-3 by 0.8% (loss)
+#: and 0.4% (gradient), 80x and 400x the limits.
+LOSS_RTOL, GRAD_RTOL = 1e-4, 1e-5
+
+
+def _log_softmax(v: np.ndarray) -> np.ndarray:
+    return v - (np.log(np.sum(np.exp(v - v.max()))) + v.max())
+
+
+def logsoftmax_bce(p: np.ndarray, y: np.ndarray) -> float:
+    r"""The fall-2025 starter's hint read literally: log-softmax *over the batch* of $p$ and of $1 - p$ in
+    place of $\log p$ and $\log(1 - p)$: $-\frac1B\sum_i y_i\,\mathrm{lsm}(p)_i + (1 - y_i)\,\mathrm{lsm}(1 - p)_i$."""
+    return float(np.mean(-y * _log_softmax(p) - (1.0 - y) * _log_softmax(1.0 - p)))
+
+
+def _softmaxed_everywhere(cases: List[Dict[str, Any]]) -> bool:
+    """Every case's loss is the log-softmax-over-the-batch formula, and some batch has 2+ examples (for a
+    batch of one that formula is 0, which many other slips also give: no evidence)."""
+    seen_batch = False
+    for case in cases:
+        try:
+            p, y, loss = to_array(case.get("p")), to_array(case.get("y")), to_array(case.get("loss"))
+        except NotNumeric:
+            return False
+        if p.ndim != 1 or p.shape != y.shape or loss.size != 1:
+            return False
+        if not np.isclose(float(loss.ravel()[0]), logsoftmax_bce(p, y), rtol=LOSS_RTOL, atol=1e-12):
+            return False
+        seen_batch = seen_batch or p.size > 1
+    return seen_batch
+
+
+def _bce_diagnosis(got: float, want: float, batch: int, cases: List[Dict[str, Any]]) -> Tuple[str, Optional[str]]:
+    """A hint naming a common slip, and its misconception id, when the values show it."""
+    if _softmaxed_everywhere(cases):
+        return (": that is a log-softmax over the batch; binary cross-entropy takes log p and log(1 - p) of "
+                "each example's own probability", "bce-logsoftmax")
+    if batch > 1 and np.isclose(got, want * batch, rtol=LOSS_RTOL):
+        return ": that is the SUM over the batch; the loss is the mean (divide by the batch size)", None
+    if np.isclose(got, -want, rtol=LOSS_RTOL):
+        return ": the sign is flipped; the loss is MINUS the mean log-likelihood", None
+    return "", None
+
+
+def bce(student, reference, options) -> Verdict:
+    """Mean binary cross-entropy values and gradients, within LOSS_RTOL / GRAD_RTOL (an eps up to 1e-7
+    inside the logs passes; sum instead of mean, a flipped sign, swapped or missing terms do not)."""
+    loss_rtol = float(options.get("loss_rtol", LOSS_RTOL))
+    grad_rtol = float(options.get("grad_rtol", GRAD_RTOL))
+    atol = float(options.get("atol", 1e-12))
+    cases = student.value if isinstance(student.value, list) else []
+    if len(cases) != len(reference.value):
+        return Verdict(0.0, f"{len(cases)} results for {len(reference.value)} batches")
+    for case, ref in zip(cases, reference.value):
+        batch = len(ref["grad"])
+        if not isinstance(case, dict):
+            return Verdict(0.0, f"batch of {batch}: no result")
+        try:
+            loss, grad = to_array(case.get("loss")), to_array(case.get("grad"))
+        except NotNumeric as exc:
+            return Verdict(0.0, f"batch of {batch}: {exc}")
+        want_loss, want_grad = float(ref["loss"]), to_array(ref["grad"])
+        if loss.size != 1 or not np.isfinite(loss).all() or not np.isclose(float(loss.ravel()[0]), want_loss, rtol=loss_rtol, atol=atol):
+            got = float(loss.ravel()[0]) if loss.size == 1 else float("nan")
+            hint, misconception = _bce_diagnosis(got, want_loss, batch, [c for c in cases if isinstance(c, dict)])
+            return Verdict(0.0, f"batch of {batch}: loss {got:.10g}, expected the mean binary cross-entropy "
+                                f"{want_loss:.10g} (rtol={loss_rtol:g}){hint}", misconception=misconception)
+        if grad.shape != want_grad.shape or not np.allclose(grad, want_grad, rtol=grad_rtol, atol=atol):
+            return Verdict(0.0, f"batch of {batch}: gradient {short(grad)}, expected {short(want_grad)} = "
+                                f"(p - y) / (B p (1 - p)) (rtol={grad_rtol:g})")
+    return Verdict(1.0, "mean binary cross-entropy values and gradients match")
+
+
+def loop_loss(student, reference, options) -> Verdict:
+    """The loss the loop backpropagates (offerings whose loss is computed inline in `train`): at each
+    recorded step, the mean binary cross-entropy of that batch's outputs and labels, within LOSS_RTOL."""
+    value = student.value if isinstance(student.value, dict) else {}
+    plain = value.get("plain") if isinstance(value.get("plain"), dict) else {}
+    steps = plain.get("losses") if isinstance(plain.get("losses"), list) else []
+    if not steps:
+        return Verdict(0.0, "no loss was backpropagated from a training batch (call backward on the batch's loss)")
+    for k, step in enumerate(steps, start=1):
+        try:
+            out, y = to_array(step.get("out")), to_array(step.get("y"))
+            loss = to_array(step.get("loss"))
+        except (NotNumeric, AttributeError) as exc:
+            return Verdict(0.0, f"step {k}: {exc}")
+        if out.shape != y.shape or out.ndim != 1 or not np.all((out > 0) & (out < 1)):
+            return Verdict(0.0, f"step {k}: the batch's outputs could not be read as probabilities")
+        want = float(np.mean(-(y * np.log(out) + (1 - y) * np.log(1 - out))))
+        got = float(loss.ravel()[0]) if loss.size == 1 else float("nan")
+        if not np.isfinite(got) or not np.isclose(got, want, rtol=LOSS_RTOL, atol=1e-12):
+            recorded = [{"p": st.get("out"), "y": st.get("y"), "loss": st.get("loss")} for st in steps if isinstance(st, dict)]
+            hint, misconception = _bce_diagnosis(got, want, out.size, recorded)
+            what = f"{got:.10g}" if loss.size == 1 else f"a tensor of {loss.size} values (reduce it to one)"
+            return Verdict(0.0, f"step {k}: the loop backpropagated {what}, expected the batch's mean binary "
+                                f"cross-entropy {want:.10g} (rtol={LOSS_RTOL:g}){hint}", misconception=misconception)
+    return Verdict(1.0, f"the loss backpropagated at {len(steps)} steps is the batch's mean binary cross-entropy")
+
+
 def heldout_accuracy(student, reference, options) -> Verdict:
     """Accuracy of the returned probabilities on the hidden labels: full marks at the target, partial above chance."""
     target = float(options.get("target", 0.75))
     floor = float(options.get("floor", 0.5))
     value = student.value if isinstance(student.value, dict) else {}
+    whole = value.get("whole_set")
+    if isinstance(whole, dict):
+        rows, batch = whole.get("rows"), whole.get("batch_size")
+        examples = whole.get("examples")
+        return Verdict(0.0, f"not measured: training was stopped at the third batch of one epoch with more than "
+                            f"batch_size = {batch} examples ({rows} of the {examples} training examples): the loop "
+                            "feeds (nearly) the whole training set as every batch; slice one batch, "
+                            "X_train[example_num : example_num + batch_size]",
+                       misconception="whole-set-every-batch")
     labels = np.array([ex.label for ex in heldout()], dtype=np.float64)
     try:
         probs = to_array(value.get("probabilities"))
@@ -62,29 +178,126 @@ def heldout_accuracy(student, reference, options) -> Verdict:
     fraction = 1.0 if acc >= target else max(0.0, (acc - floor) / (target - floor))
     figure = {"kind": "training", "losses": value.get("losses") if isinstance(value.get("losses"), list) else [],
               "accuracy": acc, "target": target}
-    message = f"held-out accuracy {acc:.1%} (target {target:.0%}; the reference loop reaches {ref_acc:.1%})"
+    run = value.get("run") if isinstance(value.get("run"), dict) else {}
+    how = ""
+    if run.get("optimizer") == "SGD":
+        how = f"; your loop builds SGD, so it was trained {run.get('epochs')} epochs at learning rate {run.get('learning_rate')}"
+    message = f"held-out accuracy {acc:.1%} (target {target:.0%}; the reference loop reaches {ref_acc:.1%}{how})"
     if fraction < 1.0:
-        message += ": check that every step clears the gradients, computes the loss, calls backward and steps"
+        message += ": check that every step takes one batch, computes the loss, calls backward and steps the optimizer"
     return Verdict(fraction, message, figure=figure)
 
 
+def _steps(run: Dict[str, Any]) -> List[Dict[str, Any]]:
+    steps = run.get("steps") if isinstance(run, dict) else None
+    return [s for s in steps if isinstance(s, dict)] if isinstance(steps, list) else []
+
+
+def _leftover_step(steps: List[Dict[str, Any]]) -> Optional[Tuple[int, int]]:
+    """(step number from 1, backward passes) of the first step whose gradient came from several passes."""
+    for i, step in enumerate(steps):
+        passes = step.get("passes")
+        if isinstance(passes, int) and not isinstance(passes, bool) and passes > 1:
+            return i + 1, passes
+    return None
+
+
 def gradients_cleared(student, reference, options) -> Verdict:
-    """Before every backward pass, the leaves' gradients must be cleared (None or zero)."""
+    """Every optimizer step uses the gradient of exactly one backward pass, one step per batch.
+
+    The course's optimizers replace each parameter's value at every step (a new
+    leaf without gradient), so a loop that never calls zero_grad is correct: the
+    probe counts, at each step, the backward passes the gradients it uses came
+    from. More than one (two backward passes per step; a backward pass on the
+    validation loss before the next step) is `no-zero-grad`.
+    """
     value = student.value if isinstance(student.value, dict) else {}
-    leftover = value.get("leftover")
-    if not isinstance(leftover, list) or not leftover:
-        return Verdict(0.0, "the training loop never called backward()")
-    try:
-        worst = float(np.max(to_array(leftover)))
-    except NotNumeric as exc:
-        return Verdict(0.0, str(exc))
-    expected = reference.value["backward_calls"]
-    if worst > 0.0:
-        return Verdict(0.0, f"gradients from earlier steps were still there before a backward pass "
-                            f"(largest leftover {worst:.3g})", misconception="no-zero-grad")
-    if len(leftover) != expected:
-        return Verdict(0.0, f"{len(leftover)} backward passes for {expected} batches: one per batch expected")
-    return Verdict(1.0, "gradients cleared before every backward pass")
+    plain, validation = value.get("plain") or {}, value.get("validation") or {}
+    want = len(_steps(reference.value["plain"]))
+    steps = _steps(plain)
+    if not plain.get("backward_calls"):
+        return Verdict(0.0, "the training loop never called loss.backward()")
+    if not steps:
+        return Verdict(0.0, "the training loop never called the optimizer's step(): the parameters never change")
+    leftover = _leftover_step(steps)
+    if leftover is not None:
+        k, passes = leftover
+        return Verdict(0.0, f"optimizer step {k} used gradients summed over {passes} backward passes (one batch, "
+                            "one backward pass per step: call loss.backward() once, or optim.zero_grad() before it)",
+                       misconception="no-zero-grad")
+    with_validation = _steps(validation) if not validation.get("error") else []
+    leftover = _leftover_step(with_validation)
+    if leftover is not None:
+        k, passes = leftover
+        return Verdict(0.0, f"with validation data, optimizer step {k} used gradients summed over {passes} backward "
+                            "passes: a backward pass on the validation data left its gradients for the next training "
+                            "step (never call backward() on the validation loss)", misconception="no-zero-grad")
+    empty = [i + 1 for i, s in enumerate(steps) if not s.get("with_grad")]
+    if empty:
+        return Verdict(0.0, f"optimizer step {empty[0]} found no gradient on any parameter (zero_grad() between "
+                            "backward() and step()?)")
+    if len(steps) != want:
+        return Verdict(0.0, f"{len(steps)} optimizer steps for {want} batches (2 epochs of 3): one step per batch")
+    want_val = len(_steps(reference.value["validation"]))
+    if with_validation and len(with_validation) != want_val:
+        return Verdict(0.0, f"with validation data, {len(with_validation)} optimizer steps for {want_val} training "
+                            "batches: the loop must not step on the validation data")
+    return Verdict(1.0, "every optimizer step used one batch's gradients")
+
+
+def _trained(run: Dict[str, Any]) -> List[Tuple[bool, List[Any]]]:
+    """(training mode, rows) of the forwards whose output reached a backward pass."""
+    trained = run.get("trained") if isinstance(run, dict) else None
+    if not isinstance(trained, list):
+        return []
+    return [(t[0] is True, t[1]) for t in trained if isinstance(t, list) and len(t) == 2 and isinstance(t[1], list)]
+
+
+def _whole_set_message(sizes: List[int], examples: int, batch_size: int) -> str:
+    """What a loop that trains on (nearly) the whole set every step is told."""
+    shown = ", ".join(str(n) for n in sizes[:6]) + (", ..." if len(sizes) > 6 else "")
+    if all(n == examples for n in sizes):
+        what = f"every batch was the whole training set ({examples} examples per step for batch_size {batch_size})"
+    else:
+        what = (f"batches ran to the end of the training set (sizes {shown} for batch_size {batch_size}: "
+                "X_train[example_num:] takes every example from example_num on)")
+    return f"{what}: slice one batch, X_train[example_num : example_num + batch_size] (and the same for y_train)"
+
+
+def minibatches(student, reference, options) -> Verdict:
+    """Each step trains on at most batch_size examples, and every example once per epoch.
+
+    Rows are recognised by fingerprint in the child; the forwards counted are those
+    whose output reached a backward pass (a forward that only computes predictions
+    does not count). Any trained batch of more than batch_size examples fails; more
+    of them than epochs (every batch being the whole set, or `X_train[example_num:]`)
+    is `whole-set-every-batch`.
+    """
+    value = student.value if isinstance(student.value, dict) else {}
+    examples, batch_size, epochs = (int(reference.value[k]) for k in ("examples", "batch_size", "epochs"))
+    trained = [rows for training, rows in _trained(value.get("plain") or {}) if training]
+    if not trained:
+        return Verdict(0.0, "no forward pass in training mode reached loss.backward()")
+    oversize = [len(rows) for rows in trained if len(rows) > batch_size]
+    if len(oversize) > epochs:
+        return Verdict(0.0, _whole_set_message(oversize, examples, batch_size), misconception="whole-set-every-batch")
+    if oversize:
+        return Verdict(0.0, f"a training batch of {oversize[0]} examples for batch_size {batch_size}")
+    counts = np.zeros(examples, dtype=int)
+    for rows in trained:
+        for r in rows:
+            if not isinstance(r, int) or isinstance(r, bool) or not 0 <= r < examples:
+                return Verdict(0.0, "a training batch held rows that are not training examples "
+                                    "(build x from X_train and y from y_train)")
+            counts[r] += 1
+    wrong = np.flatnonzero(counts != epochs)
+    if wrong.size:
+        k = int(wrong[0])
+        c = int(counts[k])
+        return Verdict(0.0, f"training example {k} was in {c} batch{'' if c == 1 else 'es'} over {epochs} epochs "
+                            f"({int(np.sum(counts == 0))} of {examples} examples in none): every example belongs to "
+                            "one batch per epoch (X_train[example_num : example_num + batch_size])")
+    return Verdict(1.0, f"batches of at most {batch_size} examples, every example once per epoch")
 
 
 def eval_mode(student, reference, options) -> Verdict:
@@ -103,4 +316,11 @@ def eval_mode(student, reference, options) -> Verdict:
     return Verdict(1.0, "eval mode for validation, training mode for training")
 
 
-JUDGES = {"heldout_accuracy": heldout_accuracy, "gradients_cleared": gradients_cleared, "eval_mode": eval_mode}
+JUDGES = {
+    "bce": bce,
+    "loop_loss": loop_loss,
+    "heldout_accuracy": heldout_accuracy,
+    "gradients_cleared": gradients_cleared,
+    "minibatches": minibatches,
+    "eval_mode": eval_mode,
+}

