@@ -10,7 +10,6 @@ after *every* node that uses it, and hand each input the adjoint
 $$\bar v_i = \sum_{j \in \mathrm{users}(i)} \bar v_j \frac{\partial v_j}{\partial v_i}.$$
 """
 
-from collections import deque
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Tuple
 
@@ -80,40 +79,28 @@ def topological_sort(variable: Variable) -> Iterable[Variable]:
         Use a post-order depth-first search with an explicit stack: a recursive
         search dies on graphs deeper than Python's recursion limit (~1000).
     """
-    # Kahn's algorithm. First pass: find every non-constant node and count how
-    # many times it is used as an input (its "users"). Second pass: a node is
-    # ready once all of its users have been emitted.
-    if variable.is_constant():
-        return []
-    n_users = {}
-    todo = [variable]
-    found = {variable.unique_id}
-    while len(todo) > 0:
-        node = todo.pop()
-        if node.is_leaf():
+    # BEGIN ASSIGN2_1
+    # The reverse of the post-order of a depth-first search that visits each
+    # node's parents in order (the order the course's tests expect). Parents are
+    # pushed in reverse so the first parent is popped, and finished, first.
+    order: List[Variable] = []
+    visited = set()
+    stack: List[Tuple[Variable, bool]] = [(variable, False)]
+    while stack:
+        node, parents_done = stack.pop()
+        if parents_done:
+            order.append(node)
             continue
-        for inp in node.parents:
-            if inp.is_constant():
-                continue
-            n_users[inp.unique_id] = n_users.get(inp.unique_id, 0) + 1
-            if not (inp.unique_id in found):
-                found.add(inp.unique_id)
-                todo.append(inp)
-
-    result = []
-    ready = deque([variable])
-    while ready:
-        node = ready.popleft()
-        result.append(node)
-        if node.is_leaf():
+        if node.unique_id in visited or node.is_constant():
             continue
-        for inp in node.parents:
-            if inp.is_constant():
-                continue
-            n_users[inp.unique_id] -= 1
-            if n_users[inp.unique_id] == 0:
-                ready.append(inp)
-    return result
+        visited.add(node.unique_id)
+        stack.append((node, True))
+        for parent in reversed(list(node.parents)):
+            if parent.unique_id not in visited and not parent.is_constant():
+                stack.append((parent, False))
+    order.reverse()
+    return order
+    # END ASSIGN2_1
 
 
 def backpropagate(variable: Variable, deriv: Any) -> None:
@@ -131,22 +118,23 @@ def backpropagate(variable: Variable, deriv: Any) -> None:
     Returns:
         None: leaves get their derivatives through `accumulate_derivative`.
     """
-    derivs = {variable.unique_id: deriv}
+    # BEGIN ASSIGN2_1
+    adjoints: Dict[int, Any] = {variable.unique_id: deriv}
     for node in topological_sort(variable):
-        d = derivs.get(node.unique_id, None)
-        if d is None:
+        d_node = adjoints.pop(node.unique_id, None)
+        if d_node is None:
             continue
         if node.is_leaf():
-            node.accumulate_derivative(d)
+            node.accumulate_derivative(d_node)
             continue
-        for inp, d_inp in node.chain_rule(d):
-            if inp.is_constant():
+        for parent, d_parent in node.chain_rule(d_node):
+            if parent.is_constant():
                 continue
-            key = inp.unique_id
-            if key in derivs:
-                derivs[key] = derivs[key] + d_inp
+            if parent.unique_id in adjoints:
+                adjoints[parent.unique_id] = adjoints[parent.unique_id] + d_parent
             else:
-                derivs[key] = d_inp
+                adjoints[parent.unique_id] = d_parent
+    # END ASSIGN2_1
 
 
 @dataclass

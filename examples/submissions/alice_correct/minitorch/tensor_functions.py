@@ -10,7 +10,7 @@ Rules every Function here follows:
 
 * forward/backward use only the backend operations (`t.f.add_zip`,
   `t.f.mul_zip`, `t.f.add_reduce`, `t.f.matrix_multiply`, ...), never NumPy
-  directly (the documented exceptions are `Embedding` and the dropout helpers);
+  directly (the documented exception is `Embedding`);
 * backward returns gradients shaped like the forward's output (broadcast
   shape); `Tensor.chain_rule` sums each one back to its input's shape
   (`Tensor.expand`), so broadcast inputs get the summed gradient;
@@ -29,7 +29,7 @@ import minitorch
 
 from . import operators  # noqa: F401  (llmsys files use operators.prod)
 from .autodiff import Context
-from .tensor_data import TensorData, _td_from_array
+from .tensor_data import TensorData, _td_from_array, datasize, datatype  # noqa: F401
 from .tensor_ops import FastBackend, SimpleBackend, TensorBackend  # noqa: F401
 
 if TYPE_CHECKING:
@@ -85,13 +85,6 @@ def _const(value: float, like: "Tensor") -> "Tensor":
     return like._new(TensorData._from_array(np.array([value], dtype=np.float64)))
 
 
-def _flip_last(t):
-    """Swap the last two dimensions (a view, no copy)."""
-    axes = list(range(t.dims))
-    axes[-1], axes[-2] = axes[-2], axes[-1]
-    return t._new(t._tensor.permute(*axes))
-
-
 class Neg(Function):
     """$f(x) = -x$"""
 
@@ -114,11 +107,8 @@ class Inv(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> "Tensor":
-        (x,) = ctx.saved_values
-        f = grad_output.f
-        r = f.inv_map(x)
-        # d(1/x)/dx = -1/x^2
-        return f.neg_map(f.mul_zip(grad_output, f.mul_zip(r, r)))
+        (t1,) = ctx.saved_values
+        return grad_output.f.inv_back_zip(t1, grad_output)
 
 
 class Add(Function):
@@ -144,7 +134,43 @@ class Mul(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", "Tensor"]:
         a, b = ctx.saved_values
-        return grad_output.f.mul_zip(b, grad_output), grad_output.f.mul_zip(a, grad_output)
+        return grad_output.f.mul_zip(grad_output, b), grad_output.f.mul_zip(grad_output, a)
+
+
+class PowerScalar(Function):
+    r"""$f(a, s) = a^s$ elementwise, `s` a constant tensor of shape (1,) (given code, as in the course).
+
+    $\partial f / \partial a = s\, a^{s-1}$; the exponent gets the gradient 0.0.
+    """
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor", scalar: "Tensor") -> "Tensor":
+        ctx.save_for_backward(a, scalar)
+        return a.f.pow_scalar_zip(a, scalar)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", float]:
+        a, scalar = ctx.saved_values
+        f = grad_output.f
+        power = f.pow_scalar_zip(a, f.add_zip(scalar, _const(-1.0, scalar)))
+        return f.mul_zip(grad_output, f.mul_zip(scalar, power)), 0.0
+
+
+class Tanh(Function):
+    r"""$f(x) = \tanh x$, $f'(x) = 1 - \tanh^2 x$ (given code, as in the course)."""
+
+    @staticmethod
+    def forward(ctx: Context, a: "Tensor") -> "Tensor":
+        out = a.f.tanh_map(a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: "Tensor") -> "Tensor":
+        (out,) = ctx.saved_values
+        f = grad_output.f
+        one_minus_sq = f.add_zip(_const(1.0, out), f.neg_map(f.mul_zip(out, out)))
+        return f.mul_zip(grad_output, one_minus_sq)
 
 
 class Sigmoid(Function):
@@ -152,16 +178,16 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx: Context, t1: "Tensor") -> "Tensor":
-        ctx.save_for_backward(t1)
-        return t1.f.sigmoid_map(t1)
+        out = t1.f.sigmoid_map(t1)
+        ctx.save_for_backward(out)
+        return out
 
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> "Tensor":
-        (x,) = ctx.saved_values
+        (s,) = ctx.saved_values
         f = grad_output.f
-        s = f.sigmoid_map(x)  # recompute sigma(x) instead of storing it
-        one = minitorch.tensor([1.0], backend=grad_output.backend)
-        return f.mul_zip(f.mul_zip(grad_output, s), f.add_zip(one, f.neg_map(s)))
+        one_minus_s = f.add_zip(minitorch.tensor([1.0], backend=f), f.neg_map(s))
+        return f.mul_zip(grad_output, f.mul_zip(s, one_minus_s))
 
 
 class ReLU(Function):
@@ -174,10 +200,8 @@ class ReLU(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> "Tensor":
-        (x,) = ctx.saved_values
-        f = grad_output.f
-        positive = f.lt_zip(x.zeros((1,)), x)  # 1.0 where 0 < x
-        return f.mul_zip(grad_output, positive)
+        (t1,) = ctx.saved_values
+        return grad_output.f.relu_back_zip(t1, grad_output)
 
 
 class Log(Function):
@@ -190,8 +214,8 @@ class Log(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> "Tensor":
-        (x,) = ctx.saved_values
-        return grad_output.f.mul_zip(grad_output, grad_output.f.inv_map(x))
+        (t1,) = ctx.saved_values
+        return grad_output.f.log_back_zip(t1, grad_output)
 
 
 class Exp(Function):
@@ -199,13 +223,14 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx: Context, t1: "Tensor") -> "Tensor":
-        ctx.save_for_backward(t1)
-        return t1.f.exp_map(t1)
+        out = t1.f.exp_map(t1)
+        ctx.save_for_backward(out)
+        return out
 
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> "Tensor":
-        (x,) = ctx.saved_values
-        return grad_output.f.mul_zip(grad_output, grad_output.f.exp_map(x))
+        (out,) = ctx.saved_values
+        return grad_output.f.mul_zip(grad_output, out)
 
 
 class Sum(Function):
@@ -217,12 +242,15 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx: Context, a: "Tensor", dim: "Tensor") -> "Tensor":
-        return a.f.add_reduce(a, int(dim.item()))
+        ctx.save_for_backward(a.shape)
+        return a.f.add_reduce(a, int(dim._tensor._storage[0]))
 
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", float]:
-        # the output keeps `dim` with size 1; chain_rule broadcasts it back to a's shape
-        return grad_output, 0.0
+        (a_shape,) = ctx.saved_values
+        out = grad_output.zeros(a_shape)
+        grad_output.f.id_map(grad_output, out)  # broadcast the reduced dim back up
+        return out, 0.0
 
 
 class Mean(Function):
@@ -288,8 +316,8 @@ class LT(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        sa, sb = ctx.saved_values
-        return zeros(sa, backend=grad_output.backend), zeros(sb, backend=grad_output.backend)
+        a_shape, b_shape = ctx.saved_values
+        return grad_output.zeros(a_shape), grad_output.zeros(b_shape)
 
 
 class EQ(Function):
@@ -302,12 +330,16 @@ class EQ(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        sa, sb = ctx.saved_values
-        return zeros(sa, backend=grad_output.backend), zeros(sb, backend=grad_output.backend)
+        a_shape, b_shape = ctx.saved_values
+        return grad_output.zeros(a_shape), grad_output.zeros(b_shape)
 
 
 class IsClose(Function):
-    """$f(x, y) = 1$ if $|x - y| < 10^{-2}$ else $0$ (gradient 0)"""
+    """$f(x, y) = 1$ if $|x - y| < 10^{-2}$ else $0$ (given code, as in the course).
+
+    A comparison used by tests, never differentiated: its backward (zeros) is
+    given here; the course gives IsClose without one.
+    """
 
     @staticmethod
     def forward(ctx: Context, a: "Tensor", b: "Tensor") -> "Tensor":
@@ -316,8 +348,8 @@ class IsClose(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        sa, sb = ctx.saved_values
-        return zeros(sa, backend=grad_output.backend), zeros(sb, backend=grad_output.backend)
+        a_shape, b_shape = ctx.saved_values
+        return grad_output.zeros(a_shape), grad_output.zeros(b_shape)
 
 
 class Permute(Function):
@@ -325,15 +357,17 @@ class Permute(Function):
 
     @staticmethod
     def forward(ctx: Context, a: "Tensor", order: "Tensor") -> "Tensor":
-        dims = [int(v) for v in order.to_numpy().ravel()]
-        ctx.save_for_backward(dims)
-        return a._new(a._tensor.permute(*dims))
+        order_list = [int(o) for o in order._tensor._storage.tolist()]
+        ctx.save_for_backward(order_list)
+        return a._new(a._tensor.permute(*order_list))
 
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", float]:
-        (dims,) = ctx.saved_values
-        undo = sorted(range(len(dims)), key=lambda i: dims[i])  # argsort = inverse permutation
-        return grad_output._new(grad_output._tensor.permute(*undo)), 0.0
+        (order_list,) = ctx.saved_values
+        inverse = [0] * len(order_list)
+        for i, o in enumerate(order_list):
+            inverse[o] = i
+        return grad_output._new(grad_output._tensor.permute(*inverse)), 0.0
 
 
 class View(Function):
@@ -341,16 +375,23 @@ class View(Function):
 
     @staticmethod
     def forward(ctx: Context, a: "Tensor", shape: "Tensor") -> "Tensor":
-        assert a._tensor.is_contiguous(), "Must be contiguous to view"
-        new_shape = tuple(int(s) for s in shape.to_numpy().ravel())
+        assert a._tensor.is_contiguous(), (
+            f"Must be contiguous to view: a tensor of shape {a.shape} with strides "
+            f"{a._tensor.strides}; call .contiguous() first."
+        )
+        shape2 = tuple(int(s) for s in shape._tensor._storage.tolist())
         ctx.save_for_backward(a.shape)
-        return minitorch.Tensor.make(a._tensor._storage, new_shape, backend=a.backend)
+        return minitorch.Tensor.make(a._tensor._storage, shape2, backend=a.backend)
 
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", float]:
-        (old_shape,) = ctx.saved_values
-        g = grad_output.contiguous()
-        return minitorch.Tensor.make(g._tensor._storage, old_shape, backend=g.backend), 0.0
+        (original,) = ctx.saved_values
+        if not grad_output._tensor.is_contiguous():
+            grad_output = grad_output.f.id_map(grad_output)  # contiguous copy
+        return (
+            minitorch.Tensor.make(grad_output._tensor._storage, original, backend=grad_output.backend),
+            0.0,
+        )
 
 
 class Copy(Function):
@@ -378,9 +419,18 @@ class MatMul(Function):
 
     @staticmethod
     def backward(ctx: Context, grad_output: "Tensor") -> Tuple["Tensor", "Tensor"]:
-        a, b = ctx.saved_values
+        t1, t2 = ctx.saved_values
+
+        def transpose(a: "Tensor") -> "Tensor":
+            order = list(range(a.dims))
+            order[-2], order[-1] = order[-1], order[-2]
+            return a._new(a._tensor.permute(*order))
+
         f = grad_output.f
-        return f.matrix_multiply(grad_output, _flip_last(b)), f.matrix_multiply(_flip_last(a), grad_output)
+        return (
+            f.matrix_multiply(grad_output, transpose(t2)),
+            f.matrix_multiply(transpose(t1), grad_output),
+        )
 
 
 class Embedding(Function):
@@ -421,31 +471,6 @@ def embedding(weight: "Tensor", ids: Any) -> "Tensor":
     return Embedding.apply(weight, ids)
 
 
-# Dropout helpers (the nn layer decides when to use them).
-
-
-def dropout_mask(shape: "UserShape", p: float, backend: TensorBackend = FastBackend) -> "Tensor":
-    """A constant 0/1 keep-mask: each entry is 1 with probability $1 - p$.
-
-    Draws from NumPy's global RNG (`np.random.random`; seed it with
-    `np.random.seed`). An entry is kept when its uniform draw $r$ satisfies
-    $r \\geq p$, so $p = 0$ keeps everything and $p = 1$ drops everything.
-    """
-    keep = (np.random.random(tuple(shape)) >= p).astype(np.float64)
-    return minitorch.Tensor(_td_from_array(keep), backend=backend)
-
-
-def apply_dropout_mask(a: "Tensor", mask: "Tensor", scale: float = 1.0) -> "Tensor":
-    r"""$a \cdot \mathrm{mask} \cdot \mathrm{scale}$ as ONE `Mul` node ($\bar a = \bar y \cdot \mathrm{mask} \cdot \mathrm{scale}$).
-
-    Pass `scale = 1 / (1 - p)` for inverted dropout (PyTorch), or 1.0 for the
-    unscaled minitorch version. The mask is a constant (no gradient). Tests can
-    feed the same mask to a torch twin: `y = x * mask * scale`.
-    """
-    m = mask if scale == 1.0 else mask.f.mul_zip(mask, _const(float(scale), mask))
-    return Mul.apply(a, m.detach())
-
-
 # Factories
 
 
@@ -468,8 +493,17 @@ def ones(shape: "UserShape", backend: TensorBackend = FastBackend) -> "Tensor":
 def rand(
     shape: "UserShape", backend: TensorBackend = FastBackend, requires_grad: bool = False
 ) -> "Tensor":
-    """Uniform samples in [0, 1) from NumPy's global RNG (`np.random.seed` makes it reproducible)."""
-    vals = np.random.random(tuple(int(s) for s in shape))
+    """Uniform samples in [0, 1) from Python's `random` module, as the course's `rand`.
+
+    One `random.random()` call per element, in row-major order, so
+    `random.seed(s)` makes the values reproducible (the course's seeded tests
+    of `Linear` and `Network` depend on exactly this order).
+    """
+    dims = tuple(int(s) for s in shape)
+    size = 1
+    for s in dims:
+        size *= s
+    vals = np.array([random.random() for _ in range(size)], dtype=np.float64).reshape(dims)
     t = minitorch.Tensor(TensorData._from_array(vals), backend=backend)
     t.requires_grad_(requires_grad)
     return t
@@ -505,8 +539,24 @@ def tensor(ls: Any, backend: TensorBackend = FastBackend, requires_grad: bool = 
 def tensor_from_numpy(
     ls: Any, backend: TensorBackend = FastBackend, requires_grad: bool = False
 ) -> "Tensor":
-    """llmsys name: a tensor holding a copy of a NumPy array."""
-    return tensor(np.asarray(ls, dtype=np.float64), backend=backend, requires_grad=requires_grad)
+    """The course's helper: a tensor holding a copy of the NumPy array `ls` (its shape kept).
+
+    Stored as `datatype` (float64 here; the course stores float32).
+    """
+    arr = np.array(ls, dtype=datatype, order="C")
+    t = minitorch.Tensor(TensorData._from_array(arr), backend=backend)
+    t.requires_grad_(requires_grad)
+    return t
+
+
+def zeros_tensor_from_numpy(shape: "UserShape", backend: TensorBackend = FastBackend) -> "Tensor":
+    """The course's helper: a constant tensor of zeros of `shape`."""
+    return zeros(shape, backend=backend)
+
+
+def ones_tensor_from_numpy(shape: "UserShape", backend: TensorBackend = FastBackend) -> "Tensor":
+    """The course's helper: a constant tensor of ones of `shape`."""
+    return ones(shape, backend=backend)
 
 
 # Gradient check for tensors
@@ -525,8 +575,17 @@ def grad_central_difference(
     return delta[0] / (2.0 * epsilon)
 
 
-def grad_check(f: Any, *vals: "Tensor") -> None:
-    """Assert that backward on `f(*vals).sum()` matches central differences at a random element."""
+def grad_check(f: Any, *vals: "Tensor", tol: float = 1e-6) -> None:
+    r"""Assert that backward on `f(*vals).sum()` matches central differences at a random element.
+
+    As the course's (spring 2026) check: a step function (a comparison) has a
+    zero gradient but a huge central difference where the step falls between
+    $x \pm \epsilon$; when the central difference exceeds 1000 in magnitude and
+    the gradient is below 1e-6, the element is accepted. Otherwise the two must
+    agree to rtol = atol = 1e-2. (`tol` is accepted for the course's signature
+    and unused, as there.) Never imports torch: the central difference is
+    computed with minitorch tensors (float64).
+    """
     for x in vals:
         x.requires_grad_(True)
         x.zero_grad_()
@@ -547,6 +606,8 @@ but was expecting derivative %f from central difference.
         ind = x._tensor.sample()
         check = grad_central_difference(f, *vals, arg=i, ind=ind)
         assert x.grad is not None
+        if abs(check) > 1000 and abs(x.grad[ind]) < 1e-6:
+            continue  # a step function at its discontinuity: the zero gradient is right
         np.testing.assert_allclose(
             x.grad[ind],
             check,
@@ -563,6 +624,8 @@ __all__ = [
     "Inv",
     "Add",
     "Mul",
+    "PowerScalar",
+    "Tanh",
     "Sigmoid",
     "ReLU",
     "Log",
@@ -579,14 +642,27 @@ __all__ = [
     "MatMul",
     "Embedding",
     "embedding",
-    "dropout_mask",
-    "apply_dropout_mask",
     "zeros",
     "ones",
     "rand",
     "_tensor",
     "tensor",
     "tensor_from_numpy",
+    "zeros_tensor_from_numpy",
+    "ones_tensor_from_numpy",
+    "datatype",
+    "datasize",
     "grad_central_difference",
     "grad_check",
 ]
+
+
+# Gradient check against torch (given code of the starter; grading never calls it)
+import torch
+
+
+def torch_central_difference(f, x, ind, epsilon=1e-6):
+    up = torch.zeros(x.shape, dtype=torch.float64)
+    up[ind] = epsilon
+    base = torch.tensor(x.to_numpy())
+    return float((f(base + up).sum() - f(base - up).sum()) / (2 * epsilon))

@@ -10,7 +10,6 @@ after *every* node that uses it, and hand each input the adjoint
 $$\bar v_i = \sum_{j \in \mathrm{users}(i)} \bar v_j \frac{\partial v_j}{\partial v_i}.$$
 """
 
-from collections import deque
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Tuple
 
@@ -80,23 +79,20 @@ def topological_sort(variable: Variable) -> Iterable[Variable]:
         Use a post-order depth-first search with an explicit stack: a recursive
         search dies on graphs deeper than Python's recursion limit (~1000).
     """
-    # breadth first search from the output: closest nodes first
-    if variable.is_constant():
-        return []
-    order = [variable]
-    seen = {variable.unique_id}
-    queue = deque([variable])
+    # BEGIN ASSIGN2_1
+    # breadth-first from the output: each node once, in the order first reached
+    order, seen, queue = [], {variable.unique_id}, [variable]
     while queue:
-        v = queue.popleft()
-        if v.is_leaf():
+        node = queue.pop(0)
+        if node.is_constant():
             continue
-        for p in v.parents:
-            if p.is_constant() or p.unique_id in seen:
-                continue
-            seen.add(p.unique_id)
-            order.append(p)
-            queue.append(p)
+        order.append(node)
+        for parent in node.parents:
+            if parent.unique_id not in seen:
+                seen.add(parent.unique_id)
+                queue.append(parent)
     return order
+    # END ASSIGN2_1
 
 
 def backpropagate(variable: Variable, deriv: Any) -> None:
@@ -114,18 +110,23 @@ def backpropagate(variable: Variable, deriv: Any) -> None:
     Returns:
         None: leaves get their derivatives through `accumulate_derivative`.
     """
-    grads = {}
-    grads[variable.unique_id] = deriv
-    for v in topological_sort(variable):
-        g = grads.pop(v.unique_id, None)
-        if g is None:
+    # BEGIN ASSIGN2_1
+    adjoints: Dict[int, Any] = {variable.unique_id: deriv}
+    for node in topological_sort(variable):
+        d_node = adjoints.pop(node.unique_id, None)
+        if d_node is None:
             continue
-        if v.is_leaf():
-            v.accumulate_derivative(g)
-        else:
-            for p, dp in v.chain_rule(g):
-                if not p.is_constant():
-                    grads[p.unique_id] = grads[p.unique_id] + dp if p.unique_id in grads else dp
+        if node.is_leaf():
+            node.accumulate_derivative(d_node)
+            continue
+        for parent, d_parent in node.chain_rule(d_node):
+            if parent.is_constant():
+                continue
+            if parent.unique_id in adjoints:
+                adjoints[parent.unique_id] = adjoints[parent.unique_id] + d_parent
+            else:
+                adjoints[parent.unique_id] = d_parent
+    # END ASSIGN2_1
 
 
 @dataclass

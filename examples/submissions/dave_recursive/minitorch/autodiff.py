@@ -79,20 +79,20 @@ def topological_sort(variable: Variable) -> Iterable[Variable]:
         Use a post-order depth-first search with an explicit stack: a recursive
         search dies on graphs deeper than Python's recursion limit (~1000).
     """
-    visited = set()
-    post_order = []
+    # BEGIN ASSIGN2_1
+    order, visited = [], set()
 
-    def visit(v):
-        if v.unique_id in visited or v.is_constant():
+    def visit(node):
+        if node.unique_id in visited or node.is_constant():
             return
-        visited.add(v.unique_id)
-        if not v.is_leaf():
-            for parent in v.parents:
-                visit(parent)
-        post_order.append(v)
+        visited.add(node.unique_id)
+        for parent in node.parents:
+            visit(parent)
+        order.insert(0, node)
 
     visit(variable)
-    return post_order[::-1]
+    return order
+    # END ASSIGN2_1
 
 
 def backpropagate(variable: Variable, deriv: Any) -> None:
@@ -110,21 +110,23 @@ def backpropagate(variable: Variable, deriv: Any) -> None:
     Returns:
         None: leaves get their derivatives through `accumulate_derivative`.
     """
-    table = {variable.unique_id: deriv}
-    for v in topological_sort(variable):
-        if v.unique_id not in table:
+    # BEGIN ASSIGN2_1
+    adjoints: Dict[int, Any] = {variable.unique_id: deriv}
+    for node in topological_sort(variable):
+        d_node = adjoints.pop(node.unique_id, None)
+        if d_node is None:
             continue
-        d = table[v.unique_id]
-        if v.is_leaf():
-            v.accumulate_derivative(d)
+        if node.is_leaf():
+            node.accumulate_derivative(d_node)
             continue
-        for parent, dp in v.chain_rule(d):
+        for parent, d_parent in node.chain_rule(d_node):
             if parent.is_constant():
                 continue
-            if parent.unique_id in table:
-                table[parent.unique_id] = table[parent.unique_id] + dp
+            if parent.unique_id in adjoints:
+                adjoints[parent.unique_id] = adjoints[parent.unique_id] + d_parent
             else:
-                table[parent.unique_id] = dp
+                adjoints[parent.unique_id] = d_parent
+    # END ASSIGN2_1
 
 
 @dataclass

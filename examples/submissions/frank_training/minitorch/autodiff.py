@@ -79,29 +79,28 @@ def topological_sort(variable: Variable) -> Iterable[Variable]:
         Use a post-order depth-first search with an explicit stack: a recursive
         search dies on graphs deeper than Python's recursion limit (~1000).
     """
-    GREY, BLACK = 1, 2
-    colour = {}
-    finished = []
-    if variable.is_constant():
-        return finished
-    stack = [(variable, iter(() if variable.is_leaf() else variable.parents))]
-    colour[variable.unique_id] = GREY
+    # BEGIN ASSIGN2_1
+    # The reverse of the post-order of a depth-first search that visits each
+    # node's parents in order (the order the course's tests expect). Parents are
+    # pushed in reverse so the first parent is popped, and finished, first.
+    order: List[Variable] = []
+    visited = set()
+    stack: List[Tuple[Variable, bool]] = [(variable, False)]
     while stack:
-        node, inputs = stack[-1]
-        nxt = None
-        for inp in inputs:
-            if not inp.is_constant() and inp.unique_id not in colour:
-                nxt = inp
-                break
-        if nxt is None:
-            stack.pop()
-            colour[node.unique_id] = BLACK
-            finished.append(node)
-        else:
-            colour[nxt.unique_id] = GREY
-            stack.append((nxt, iter(() if nxt.is_leaf() else nxt.parents)))
-    finished.reverse()
-    return finished
+        node, parents_done = stack.pop()
+        if parents_done:
+            order.append(node)
+            continue
+        if node.unique_id in visited or node.is_constant():
+            continue
+        visited.add(node.unique_id)
+        stack.append((node, True))
+        for parent in reversed(list(node.parents)):
+            if parent.unique_id not in visited and not parent.is_constant():
+                stack.append((parent, False))
+    order.reverse()
+    return order
+    # END ASSIGN2_1
 
 
 def backpropagate(variable: Variable, deriv: Any) -> None:
@@ -119,21 +118,23 @@ def backpropagate(variable: Variable, deriv: Any) -> None:
     Returns:
         None: leaves get their derivatives through `accumulate_derivative`.
     """
-    order = list(topological_sort(variable))
-    adjoint = {node.unique_id: None for node in order}
-    adjoint[variable.unique_id] = deriv
-    for node in order:
-        bar = adjoint[node.unique_id]
-        if bar is None:
+    # BEGIN ASSIGN2_1
+    adjoints: Dict[int, Any] = {variable.unique_id: deriv}
+    for node in topological_sort(variable):
+        d_node = adjoints.pop(node.unique_id, None)
+        if d_node is None:
             continue
         if node.is_leaf():
-            node.accumulate_derivative(bar)
+            node.accumulate_derivative(d_node)
             continue
-        for inp, contribution in node.chain_rule(bar):
-            if inp.is_constant():
+        for parent, d_parent in node.chain_rule(d_node):
+            if parent.is_constant():
                 continue
-            old = adjoint.get(inp.unique_id)
-            adjoint[inp.unique_id] = contribution if old is None else old + contribution
+            if parent.unique_id in adjoints:
+                adjoints[parent.unique_id] = adjoints[parent.unique_id] + d_parent
+            else:
+                adjoints[parent.unique_id] = d_parent
+    # END ASSIGN2_1
 
 
 @dataclass
