@@ -505,9 +505,15 @@ def rerender(out_dir: Path) -> int:
     with batch_lock(out_dir), Gradebook(path) as book:
         for row in book.rows():
             result = book.result(row.name)
-            if result is not None:
+            if result is None:
+                continue
+            try:
                 write_report(result, out_dir / row.name)
-                count += 1
+            except Exception as exc:  # one report that cannot be drawn must not stop the class's
+                print(f"warning: the report of {row.name} was not re-rendered: {type(exc).__name__}: {exc}",
+                      file=sys.stderr)
+                continue
+            count += 1
         write_class_outputs(out_dir, book)
     return count
 

@@ -60,7 +60,10 @@ def to_array(value: Any) -> np.ndarray:
         if isinstance(v, bool) or v is None:
             return float("nan") if v is None else float(v)
         if isinstance(v, (int, float)):
-            return float(v)
+            try:
+                return float(v)
+            except OverflowError:  # an int beyond float range (10**400) is a number too big to compare
+                return float("inf") if v > 0 else float("-inf")
         if isinstance(v, list):
             return [clean(x) for x in v]
         if isinstance(v, dict) and set(v) == {"__float__"}:
@@ -69,7 +72,7 @@ def to_array(value: Any) -> np.ndarray:
 
     try:
         arr = np.array(clean(value), dtype=np.float64)
-    except ValueError as exc:
+    except (ValueError, TypeError, OverflowError) as exc:
         raise NotNumeric(f"ragged or non-numeric data ({exc})") from None
     return arr
 

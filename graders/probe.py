@@ -417,7 +417,7 @@ def _children(pid: int, scan: bool = False) -> List[int]:
 def _harness_pid(root: int, scan: bool = False) -> Optional[int]:
     """The host pid of the harness: the descendant of `root` whose program is Python running
     harness.py (prlimit, bwrap and setpriv above it carry the same arguments, not the same argv[0])."""
-    python = os.path.realpath(sys.executable).encode()
+    pythons = {os.path.realpath(sys.executable).encode(), sys.executable.encode()}  # the sandbox runs one, weak mode the other
     todo = [root]
     while todo:
         pid = todo.pop()
@@ -426,7 +426,7 @@ def _harness_pid(root: int, scan: bool = False) -> Optional[int]:
                 argv = handle.read().split(b"\0")
         except OSError:
             argv = []
-        if argv and argv[0] == python and any(a.endswith(b"harness.py") for a in argv[1:]):
+        if argv and argv[0] in pythons and any(a.endswith(b"harness.py") for a in argv[1:]):
             return pid
         todo.extend(_children(pid, scan))
     return None if scan else _harness_pid(root, scan=True)

@@ -153,10 +153,18 @@ def _evidence(
             if not telling_outcome(judges[test.id], mutant, ref, test.options):
                 continue  # a crash, or no numbers of its own: nothing a submission could reproduce as evidence
             ev.fails.add(test.id)
-            if test.id in failing and same_outcome(judges[test.id], run.outcomes[test.probe], mutant, test.options, ref):
+            if test.id in failing and _reproduces(judges[test.id], run.outcomes[test.probe], mutant, test.options, ref):
                 ev.matches.add(test.id)
         found.append(ev)
     return found
+
+
+def _reproduces(fn: Any, student: ProbeOutcome, mutant: ProbeOutcome, options: Dict[str, Any], ref: ProbeOutcome) -> bool:
+    """`same_outcome`, where student data the comparison cannot read is no evidence (never a grader fault)."""
+    try:
+        return same_outcome(fn, student, mutant, options, ref)
+    except Exception:
+        return False
 
 
 def _judge_safely(test: TestSpec, fn: Any, student: ProbeOutcome, reference: ProbeOutcome, path: str) -> Verdict:

@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Optional
 
+import numpy as np
 import pytest
 
 from conftest import ROOT
@@ -376,3 +377,16 @@ def test_a_random_dag_reads_the_same_through_parents_and_history(child_side):
             assert node.history is None
         else:
             assert list(node.history.inputs) == list(node.parents)
+
+
+def test_numbers_beyond_float_range_are_data_not_grader_faults():
+    """A submission may return 10**400 (an int Python keeps exactly): judges, mutant matching and figures read
+    it as an infinite number; nothing raises (it once made the mutant matching a grader fault)."""
+    from graders.judge import compare_values, to_array
+    from reports.figures import figure_svg
+
+    assert np.isinf(to_array([10**400, -(10**400)])).all()
+    assert compare_values([10**400], [1.0], 1e-9, 1e-12) is not None
+    rows = [{"nodes": 10**400, "layers": 3, "chain_rule": 5, "parents": 5}, {"nodes": 20, "layers": 4, "chain_rule": 9}]
+    figure = figure_svg("work", {"student": rows, "reference": rows})
+    assert figure is None or figure.startswith("<svg")

@@ -1,6 +1,7 @@
 """`autograde grade` on the reference (full marks) and on the blank template (zero, NotImplementedError)."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -34,3 +35,18 @@ def test_blank_template_gets_zero_and_says_not_implemented(tmp_path):
         assert test["status"] == "failed" and test["score"] == 0
         assert "NotImplementedError" in test["output"], test
         assert test["extra_data"]["misconception"] is None
+
+
+def test_reference_gets_full_marks_in_the_weak_sandbox(tmp_path):
+    """Without bubblewrap (rlimits only) the timing test still finds the harness's CPU clock: the weak
+    mode launches `sys.executable` itself, not its resolved path (it once lost "Linear time" there)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "graders", "grade", str(ROOT / "reference"), "--out", str(tmp_path),
+         "--problems", "autodiff"],
+        capture_output=True, text=True, cwd=ROOT, timeout=900, env={**os.environ, "AUTOGRADE_WEAK_SANDBOX": "1"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["extra_data"]["sandbox"] == "weak"
+    failed = [(t["name"], t["output"]) for t in results["tests"] if t["status"] != "passed"]
+    assert not failed and results["score"] == pytest.approx(40.0)

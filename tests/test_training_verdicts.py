@@ -57,6 +57,9 @@ COURSE: Dict[str, Expected] = {
     "training_s26_eps_logs": Expected("training", score=30.0),
     "training_f25_requires_grad": Expected("training", "f25", score=30.0),
     "training_s24_inline_loss": Expected("training", "s24", score=30.0),
+    # an SGD built but never stepped; an SGD built anew each epoch: the optimizer stepped decides
+    "training_s26_unused_sgd": Expected("training", score=30.0),
+    "training_s26_sgd_per_epoch": Expected("training", score=30.0),
     # SGD instead of the starter's Adam (the accuracy run gives SGD its own step size and epochs)
     "training_s24_sgd": Expected("training", "s24", score=30.0),
     # an inline loss that sums over the batch: caught by the loss the loop backpropagates
@@ -77,6 +80,9 @@ COURSE: Dict[str, Expected] = {
     # a log-softmax over the batch is no BCE (the loop around it is right)
     "training_logsoftmax_batch": Expected("training", "f25", frozenset({"bce-logsoftmax"}), passes=LOOP,
                                           fails=frozenset({"bce_values"})),
+    # both loss names defined: the one the loop calls is graded (a correct unused one earns nothing)
+    "training_f25_two_loss_names": Expected("training", "f25", frozenset({"bce-logsoftmax"}), passes=LOOP,
+                                            fails=frozenset({"bce_values"})),
     # networks: view + @ with the course's dropout keywords; broadcasting Linear with _parameters/_modules
     "network_s26_view_matmul": Expected("network", score=30.0),
     "network_f25_broadcast": Expected("network", "f25", score=30.0),

@@ -123,22 +123,49 @@ def describe_symbol(symbol):
     return f"{first} (or {', '.join(others)})" if others else first
 
 
+def _names_used(module, skip):
+    """Global names the code of `module`'s own functions and methods refers to (nested code included),
+    leaving out the functions named in `skip`."""
+    used, codes = set(), []
+    for name, value in vars(module).items():
+        if name in skip:
+            continue
+        for member in (vars(value).values() if isinstance(value, type) else (value,)):
+            code = getattr(getattr(member, "__func__", member), "__code__", None)
+            if code is not None and getattr(member, "__module__", None) == module.__name__:
+                codes.append(code)
+    while codes:
+        code = codes.pop()
+        used.update(code.co_names)
+        codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    return used
+
+
 def _student_value(student, names):
-    """The raw value of the first of `names` (dotted) the student's module defines."""
+    """The raw value of one of `names` (dotted alternatives) the student's module defines: the one the
+    rest of the file uses (a file defining both loss names grades the one its loop calls), else the first."""
+    found = []
     for name in names:
         parts = name.split(".")
         try:
-            return _lookup_raw(_resolve(student, parts[:-1]), parts[-1])
+            found.append((name, _lookup_raw(_resolve(student, parts[:-1]), parts[-1])))
         except AttributeError:
             continue
-    raise AttributeError(names[0])
+    if not found:
+        raise AttributeError(names[0])
+    if len(found) > 1:
+        used = _names_used(student, {name for name, _ in found})
+        for name, value in found:
+            if name.rpartition(".")[2] in used:
+                return value
+    return found[0][1]
 
 
 def swap_symbols(reference, student, symbols, inject, student_path):
     """Put the student's `symbols` into the reference module; return the ones not found.
 
-    A symbol may list alternatives, "canonical|other": the first one the
-    student's file defines is installed under the canonical name (the fall-2025
+    A symbol may list alternatives, "canonical|other": the one the student's
+    file defines (if both, the one its other code uses) is installed under the canonical name (the fall-2025
     starter calls the loss `cross_entropy_loss`, spring 2026
     `binary_cross_entropy_loss`). `inject` names reference objects the
     student's code must use instead of its own (e.g. the reference Network when
@@ -208,6 +235,7 @@ HARMLESS_CALLS = {
     "torch.set_printoptions": lambda *a, **k: None,
     "torch.set_num_threads": lambda *a, **k: None,
     "torch.cuda.is_available": lambda *a, **k: False,
+    "torch.device": lambda *a, **k: str(a[0]) if a else "cpu",  # `device = torch.device("cpu")`, never used
     "torch.cuda.device_count": lambda *a, **k: 0,
     "torch.no_grad": _no_grad,
     "torch.inference_mode": _no_grad,

@@ -181,7 +181,7 @@ def heldout_accuracy(student, reference, options) -> Verdict:
     run = value.get("run") if isinstance(value.get("run"), dict) else {}
     how = ""
     if run.get("optimizer") == "SGD":
-        how = f"; your loop builds SGD, so it was trained {run.get('epochs')} epochs at learning rate {run.get('learning_rate')}"
+        how = f"; your loop steps an SGD optimizer, so it was trained {run.get('epochs')} epochs at learning rate {run.get('learning_rate')}"
     message = f"held-out accuracy {acc:.1%} (target {target:.0%}; the reference loop reaches {ref_acc:.1%}{how})"
     if fraction < 1.0:
         message += ": check that every step takes one batch, computes the loss, calls backward and steps the optimizer"
@@ -237,7 +237,9 @@ def gradients_cleared(student, reference, options) -> Verdict:
         return Verdict(0.0, f"optimizer step {empty[0]} found no gradient on any parameter (zero_grad() between "
                             "backward() and step()?)")
     if len(steps) != want:
-        return Verdict(0.0, f"{len(steps)} optimizer steps for {want} batches (2 epochs of 3): one step per batch")
+        epochs = int(reference.value.get("epochs", 1)) or 1
+        return Verdict(0.0, f"{len(steps)} optimizer steps for {want} batches ({epochs} epochs of {want // epochs}): "
+                            "one step per batch")
     want_val = len(_steps(reference.value["validation"]))
     if with_validation and len(with_validation) != want_val:
         return Verdict(0.0, f"with validation data, {len(with_validation)} optimizer steps for {want_val} training "

@@ -270,14 +270,15 @@ def _audited_run(X, y, rows, batch_size, epochs, data_val=None, catch=False):
 
 @probe("loop")
 def loop(inputs_dir):
-    """Two audited runs of the loop: 48 examples, batch_size 16, 2 epochs (3 batches each).
+    """Two audited runs of the loop: 50 examples, batch_size 16, 2 epochs (4 batches each, the last one of 2:
+    a loss divided by batch_size instead of the batch's own size shows there).
 
     `plain`: no validation data. `validation`: with validation data, so that a
     backward pass on the validation loss shows as leftovers in the next epoch's
     first step. Training examples are numbered 0..47, validation ones -1..-16.
     """
     X, y, X_held = load(inputs_dir)
-    train_idx = distinct_rows(X, 48)
+    train_idx = distinct_rows(X, 50)
     X, y = X[train_idx], y[train_idx]
     val_idx = distinct_rows(X_held, 16, avoid=fingerprints(X))
     X_val = X_held[val_idx]
@@ -327,25 +328,31 @@ ACCURACY_RUNS = {"Adam": (0.01, 6), "SGD": (1.0, 15)}
 
 
 def loop_optimizer(X, y):
-    """'SGD' when the student's loop builds an SGD optimizer (seen in a run of 0 epochs), else 'Adam'."""
-    made = []
-    original = optim.Optimizer.__init__
+    """'SGD' when the optimizer the student's loop STEPS is an SGD (seen in a one-epoch run on 6
+    examples), else 'Adam': an optimizer built but never stepped, or built inside the epoch, counts as used."""
+    stepped = []
+    originals = {cls: cls.__dict__["step"] for cls in (optim.SGD, optim.Adam) if "step" in cls.__dict__}
 
-    def recording(self, *args, **kwargs):
-        made.append(type(self))
-        return original(self, *args, **kwargs)
+    def recording(original):
+        def step(self, *args, **kwargs):
+            stepped.append(type(self))
+            return original(self, *args, **kwargs)
 
-    optim.Optimizer.__init__ = recording
+        return step
+
+    for cls, original in originals.items():
+        cls.step = recording(original)
     try:
         trainer = hw.SentenceSentimentTrain()
         trainer.model = hw.Network(embedding_dim=X.shape[2])
-        trainer.train((as_lists(X[:4]), as_lists(y[:4])), learning_rate=0.01, batch_size=2, max_epochs=0,
+        trainer.train((as_lists(X[:6]), as_lists(y[:6])), learning_rate=0.01, batch_size=3, max_epochs=1,
                       log_fn=quiet_log)
-    except Exception:
+    except BaseException:  # a crash (or the whole-set stop) here only means the default budget
         pass
     finally:
-        optim.Optimizer.__init__ = original
-    return "SGD" if made and issubclass(made[0], optim.SGD) else "Adam"
+        for cls, original in originals.items():
+            cls.step = original
+    return "SGD" if stepped and all(issubclass(cls, optim.SGD) for cls in stepped) else "Adam"
 
 
 @probe("accuracy")
