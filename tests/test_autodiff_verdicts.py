@@ -63,6 +63,10 @@ COURSE: Dict[str, Expected] = {
         passes=ORDER | {"deep_chain_3000", "deep_chain_10000", "deep_scalar_chain"}, fails=COMPLEXITY | {"fan_out"}),
     # the real course student's last version: only the recursion is wrong
     "autodiff_course_recursive_yield": Expected(labels=frozenset({"recursion-limit"}), fails=DEEP, score=35.0),
+    # sys.setrecursionlimit is a no-op while grading: raising (and restoring) it hides no recursion, and a
+    # leftover call in an iterative sort costs nothing
+    "autodiff_course_recursive_restored_limit": Expected(labels=frozenset({"recursion-limit"}), fails=DEEP, score=35.0),
+    "autodiff_course_iterative_raised_limit": Expected(score=40.0),
     # written for an older API: crashes everywhere but in the sort; a crash names nothing
     "autodiff_course_old_api": Expected(passes=ORDER, score=5.0),
 }

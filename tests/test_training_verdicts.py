@@ -60,6 +60,10 @@ COURSE: Dict[str, Expected] = {
     # an SGD built but never stepped; an SGD built anew each epoch: the optimizer stepped decides
     "training_s26_unused_sgd": Expected("training", score=30.0),
     "training_s26_sgd_per_epoch": Expected("training", score=30.0),
+    # the whole trainer class is the student's (its __init__, its helper methods); the pure-Python backend
+    "training_s26_init_attribute": Expected("training", score=30.0),
+    "training_s26_helper_method": Expected("training", score=30.0),
+    "training_f25_simple_backend": Expected("training", "f25", score=30.0),
     # SGD instead of the starter's Adam (the accuracy run gives SGD its own step size and epochs)
     "training_s24_sgd": Expected("training", "s24", score=30.0),
     # an inline loss that sums over the batch: caught by the loss the loop backpropagates
@@ -86,6 +90,12 @@ COURSE: Dict[str, Expected] = {
     # networks: view + @ with the course's dropout keywords; broadcasting Linear with _parameters/_modules
     "network_s26_view_matmul": Expected("network", score=30.0),
     "network_f25_broadcast": Expected("network", "f25", score=30.0),
+    # dropout on the hidden layer, scaled or not, is dropout; on the output it is misplaced
+    "network_s26_inverted_dropout": Expected("network", score=30.0),
+    "network_s26_dropout_on_output": Expected("network", labels=frozenset({"dropout-misplaced"}),
+                                              fails=frozenset({"network_dropout"}), score=27.0),
+    # a package the sandbox lacks, imported and never used
+    "network_s26_unused_matplotlib": Expected("network", score=30.0),
     # dropout without ignore=...: on in evaluation mode, named;
     # dropout left on in eval mode costs one test (3 of 30): the value tests use dropout_prob = 0
     "network_dropout_no_ignore": Expected("network", labels=frozenset({"dropout-in-eval"}),

@@ -310,15 +310,31 @@ def neutralise_breakpoints():
 DEFAULT_RECURSION_LIMIT = 1000
 
 
+def pin_recursion_limit():
+    """Python's default recursion limit for all graded code: `sys.setrecursionlimit` becomes a no-op.
+
+    A recursive traversal then meets the deep chains as it would at the default
+    limit (RecursionError: `recursion-limit`), whether or not it raises the limit
+    and restores it afterwards; an iterative one with a leftover call is not
+    penalised. Returns the real setter, for the harness alone.
+    """
+    setter = sys.setrecursionlimit
+    setter(DEFAULT_RECURSION_LIMIT)
+    sys.setrecursionlimit = lambda limit: None
+    return setter
+
+
 def probe_seed(seed, probe_id):
     return (seed * 1_000_003 + zlib.crc32(probe_id.encode())) % (2**32)
 
 
 def install_import_stand_ins(channel, student_file):
-    """Forbidden libraries first, then the course's packages the sandbox lacks, before any path finder."""
+    """Forbidden libraries first, then the course's packages the sandbox lacks, before any path finder;
+    last, after them, stand-ins for other packages the student's file imports and the sandbox lacks."""
     import _course_packages
 
     sys.meta_path[:0] = [ForbiddenImports(channel, student_file), _course_packages.finder()]
+    sys.meta_path.append(_course_packages.MissingPackages(student_file))
 
 
 def run(config, channel):
@@ -327,6 +343,7 @@ def run(config, channel):
     student_file = swap["student_file"] if swap else None
     install_import_stand_ins(channel, student_file)
     neutralise_breakpoints()
+    set_recursion_limit = pin_recursion_limit()
     os.chdir(config["workdir"])
     load_error = None
     missing = []
@@ -354,7 +371,7 @@ def run(config, channel):
         channel.emit("start", probe=probe_id)
         probekit.CURRENT = probe_id
         seed = probe_seed(config["seed"], probe_id)
-        sys.setrecursionlimit(DEFAULT_RECURSION_LIMIT)  # every probe starts at Python's default
+        set_recursion_limit(DEFAULT_RECURSION_LIMIT)  # every probe starts at Python's default
         random.seed(seed)
         try:
             import numpy

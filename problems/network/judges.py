@@ -1,5 +1,8 @@
 """Parent-side judges for `network`."""
 
+import itertools
+from typing import Optional
+
 import numpy as np
 
 from graders.judge import NotNumeric, Verdict, to_array
@@ -19,6 +22,39 @@ def parameter_shapes(student, reference, options) -> Verdict:
             return Verdict(0.0, f"parameter shapes {g.get('shapes')}, expected {w['shapes']} "
                                 "(weights (in_size, out_size), bias (out_size,))")
     return Verdict(1.0, "parameters registered with the contract's shapes")
+
+
+def _sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def dropped_hidden_layer(value, train, evals) -> Optional[str]:
+    """Why the training-mode outputs are not the network with some hidden units dropped (None: they are).
+
+    Judged only when the evaluation-mode output is exactly sigmoid(h W2 + b2) for the probe's hidden
+    layer h (the architecture is right; if not, the value tests say so). Each training output must then
+    be sigmoid((m * h * s) W2 + b2) for some 0/1 mask m over the hidden units and a scale s of 1 (the
+    course's dropout) or 1 / (1 - rate) (inverted dropout).
+    """
+    try:
+        hidden, w2 = to_array(value.get("hidden")), to_array(value.get("w2")).ravel()
+        b2, rate = float(value.get("b2")), float(value.get("rate"))
+    except (NotNumeric, TypeError, ValueError):
+        return None
+    if hidden.ndim != 2 or hidden.shape[1] != w2.size or w2.size > 10 or train.shape[1] != hidden.shape[0]:
+        return None
+    if not np.allclose(evals, _sigmoid(hidden @ w2 + b2), rtol=1e-7, atol=1e-9):
+        return None
+    masks = np.array(list(itertools.product((0.0, 1.0), repeat=w2.size)))
+    scales = (1.0, 1.0 / (1.0 - rate))
+    for row, h in enumerate(hidden):
+        allowed = np.concatenate([_sigmoid((masks * h * s) @ w2 + b2) for s in scales])
+        for out in train[:, row]:
+            if not np.any(np.isclose(allowed, out, rtol=1e-7, atol=1e-9)):
+                return (f"a training-mode output ({out:.6g}) is not the network with some hidden units dropped: "
+                        "dropout belongs on the hidden layer, after the first Linear and its ReLU and before the "
+                        "second Linear")
+    return None
 
 
 def dropout_modes(student, reference, options) -> Verdict:
@@ -43,7 +79,10 @@ def dropout_modes(student, reference, options) -> Verdict:
         problems.append("in evaluation mode the output is not finite")
     if problems:
         return Verdict(0.0, "; ".join(problems), misconception="dropout-in-eval" if eval_random else None)
-    return Verdict(1.0, "dropout active in training, off in evaluation")
+    misplaced = dropped_hidden_layer(value, train, evals)
+    if misplaced:
+        return Verdict(0.0, misplaced, misconception="dropout-misplaced")
+    return Verdict(1.0, "dropout active in training, off in evaluation, on the hidden layer")
 
 
 JUDGES = {"parameter_shapes": parameter_shapes, "dropout_modes": dropout_modes}

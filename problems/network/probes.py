@@ -136,4 +136,8 @@ def network_dropout(_):
     train_runs = [values(model.forward(x)) for _ in range(8)]
     model.eval()
     eval_runs = [values(model.forward(x)) for _ in range(3)]
-    return {"train": train_runs, "eval": eval_runs}
+    # the network's hidden layer on this input, computed here from the fixed parameters (not by the
+    # student's code): the parent checks each training output is this layer with some units dropped
+    hidden = np.maximum(x.to_numpy().mean(axis=1) @ fixed((6, 4)) + fixed((4,)), 0.0)
+    return {"train": train_runs, "eval": eval_runs, "hidden": hidden.tolist(),
+            "w2": fixed((4, 1)).ravel().tolist(), "b2": float(fixed((1,))[0]), "rate": 0.5}

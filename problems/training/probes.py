@@ -30,6 +30,12 @@ from probekit import PROBES, error_record, probe  # noqa: F401
 from project import run_sentiment as hw
 
 
+# The loop's own tensors may name the pure-Python backend (the fall-2025 TODO: "create x and y ... through
+# the SimpleOps backend"). It computes the same values as the NumPy backend (bit for bit on map, zip and
+# reduce), which trains the held-out run in seconds instead of minutes: the loop is graded, not the backend.
+minitorch.SimpleBackend = minitorch.FastBackend
+
+
 def load(inputs_dir):
     data = np.load(os.path.join(inputs_dir, "data.npz"))
     return data["X_train"], data["y_train"], data["X_heldout"]
@@ -361,6 +367,8 @@ def accuracy(inputs_dir):
 
     A loop that feeds the whole training set as every batch is stopped at its
     third such batch of an epoch and reported as `whole_set` (no probabilities).
+    Its validation data are the last 100 training examples, with their labels (a loop
+    may stop early on its validation accuracy); the held-out labels never enter the child.
     """
     X, y, X_held = load(inputs_dir)
     optimizer = loop_optimizer(X, y)
@@ -377,7 +385,7 @@ def accuracy(inputs_dir):
 
     try:
         trainer.train((as_lists(X), as_lists(y)), learning_rate=learning_rate, batch_size=32, max_epochs=epochs,
-                      data_val=(as_lists(X_held[:50]), [0.0] * 50), log_fn=log_fn)
+                      data_val=(as_lists(X[-100:]), as_lists(y[-100:])), log_fn=log_fn)
     except WholeSetEveryBatch:
         pass
     if model.tripped is not None:

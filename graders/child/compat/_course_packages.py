@@ -16,6 +16,10 @@ finders): grading is the same in the weak and the strong sandbox, and never
 touches the network.
 """
 
+import importlib.machinery
+import os
+import sys
+
 from _progress import EXPORTS as _PROGRESS
 from _standin import StandInFinder, StandInModule
 
@@ -45,3 +49,40 @@ def module_for(fullname):
 def finder():
     """A meta-path finder serving every package of PACKAGES."""
     return StandInFinder(PACKAGES, module_for)
+
+
+class MissingPackages(StandInFinder):
+    """The last meta-path finder: a package the student's file imports and the sandbox does not have
+    (matplotlib, plotly, wandb, ... left over from plotting or logging) imports as a stand-in that
+    fails only when used. Only imports written in the student's file itself are served, and only
+    after every real finder failed: the framework's own imports stay untouched."""
+
+    def __init__(self, student_file):
+        super().__init__((), self._module)
+        self.student_file = os.path.abspath(student_file) if student_file else None
+        self.served = set()
+
+    def find_spec(self, fullname, path=None, target=None):
+        top = fullname.partition(".")[0]
+        if top not in self.served and not (self.student_file and self._imported_by_student()):
+            return None
+        self.served.add(top)
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+
+    def _imported_by_student(self):
+        """True when the import statement running is in the student's file (importlib frames skipped)."""
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+            frame = frame.f_back
+        return frame is not None and os.path.abspath(frame.f_code.co_filename) == self.student_file
+
+    @staticmethod
+    def _module(fullname):
+        return StandInModule(fullname, _not_installed)
+
+
+def _not_installed(name, action, *args, **kwargs):
+    raise ModuleNotFoundError(
+        f"{name}: the package {name.partition('.')[0]} is not installed where grading runs; importing it costs "
+        "nothing, but graded code cannot use it"
+    )
