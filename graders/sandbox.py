@@ -141,6 +141,13 @@ def runtime() -> Tuple[Path, Path, Path]:
     return prefix, stdlib, site
 
 
+def base_site_packages() -> List[Path]:
+    """The site-packages folders of the base interpreter (not of a venv built on it), existing ones."""
+    paths = sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})
+    found = {Path(paths[key]).resolve() for key in ("purelib", "platlib")}
+    return sorted(path for path in found if path.is_dir())
+
+
 @dataclass
 class View:
     """Paths as the child sees them, and the bwrap arguments that make them so."""
@@ -195,6 +202,10 @@ def bwrap_command(
                 view.ro(site / name, site / name)
         view.args += ["--remount-ro", str(site)]
     else:
+        # a venv: the base interpreter's own site-packages (inside `prefix`) may hold torch; hide it
+        for base_site in base_site_packages():
+            if base_site.is_relative_to(prefix):
+                view.args += ["--tmpfs", str(base_site), "--remount-ro", str(base_site)]
         view.args += ["--tmpfs", "/sandbox-site"]
         for name in ALLOWED_PACKAGES:
             if (site / name).exists():

@@ -309,6 +309,27 @@ def test_loading_torch_past_the_stand_in_gains_nothing(policy):
     assert not gained, (gained, k.text_of(attacked))
 
 
+def test_a_venv_grader_hides_its_base_interpreters_site_packages(monkeypatch, tmp_path):
+    """Graded from a venv, the child runs the base interpreter with the venv's numpy bound at /sandbox-site;
+    the base interpreter's own site-packages (where torch may be installed globally) is inside the bound
+    prefix and must be covered by an empty tmpfs (a fresh venv on this machine imported torch without it)."""
+    from graders import sandbox
+
+    prefix = tmp_path / "base"
+    base_site = prefix / "lib" / "python3" / "site-packages"
+    (base_site / "torch").mkdir(parents=True)
+    venv_site = tmp_path / "venv" / "site-packages"
+    (venv_site / "numpy").mkdir(parents=True)
+    monkeypatch.setattr(sandbox, "runtime", lambda: (prefix, prefix / "lib" / "python3", venv_site))
+    monkeypatch.setattr(sandbox, "base_site_packages", lambda: [base_site])
+    monkeypatch.setattr(sandbox, "capabilities", lambda: sandbox.Capabilities("bwrap", "setpriv", "prlimit", True))
+    args, extra = sandbox.bwrap_command({}, 61000, 16)
+    pairs = list(zip(args, args[1:]))
+    assert ("--tmpfs", str(base_site)) in pairs and ("--remount-ro", str(base_site)) in pairs
+    assert ("--ro-bind", str(prefix)) in pairs and args.index(str(base_site)) > args.index(str(prefix))
+    assert extra == ["/sandbox-site"] and ("--ro-bind", str(venv_site / "numpy")) in pairs
+
+
 # ------------------------------------------------- strong sandbox: disk, network, relays, tampering
 
 
