@@ -35,6 +35,7 @@ from .gradebook import GRADEBOOK, Gradebook, GradedSubmission, SubmissionRow
 from .grade import GradeOptions, GradeResult, grade_submission, workspace_dir
 from .intake import open_submission
 from .record import write_atomic, write_results
+from .safetext import one_line, printable
 from .score import failed_problem
 from .offering import get_offering, offering_problems
 
@@ -152,9 +153,14 @@ def default_jobs() -> int:
 
 
 def discover(submissions_dir: Path, out_dir: Optional[Path] = None) -> Tuple[List[Entry], List[str]]:
-    """(submissions, ignored entry names). Hidden entries and the output folder are skipped."""
+    """(submissions, ignored entry names). Hidden entries and the output folder are skipped.
+
+    A submission is named by its entry name (without .zip) made one printable line (safetext.one_line):
+    that name keys its gradebook record and names its output folder, so a name built of escape
+    sequences or newlines reaches no output verbatim. Ignored names are returned the same way.
+    """
     if not submissions_dir.is_dir():
-        raise BatchUsageError(f"{submissions_dir} is not a folder")
+        raise BatchUsageError(f"{one_line(str(submissions_dir))} is not a folder")
     out_resolved = out_dir.resolve() if out_dir else None
     # absolute, but the entry itself is not resolved: intake refuses symlinked submissions
     base = submissions_dir.resolve()
@@ -164,16 +170,18 @@ def discover(submissions_dir: Path, out_dir: Optional[Path] = None) -> Tuple[Lis
         if item.name.startswith(".") or (out_resolved and item.resolve() == out_resolved):
             continue
         if item.is_dir():
-            name = item.name
+            name = one_line(item.name)
         elif item.name.lower().endswith(".zip"):
-            name = item.name[: -len(".zip")]
+            name = one_line(item.name[: -len(".zip")])
         else:
-            ignored.append(item.name)
+            ignored.append(one_line(item.name))
             continue
         if name in entries:
-            raise BatchUsageError(f"two entries are both named '{name}': {entries[name].path.name} and {item.name}")
+            raise BatchUsageError(f"two entries are both named '{name}': "
+                                  f"{one_line(entries[name].path.name)} and {one_line(item.name)}")
         if name in RESERVED or not name:
-            raise BatchUsageError(f"'{item.name}': a submission cannot be named '{name}' (reserved in the output folder)")
+            raise BatchUsageError(f"'{one_line(item.name)}': a submission cannot be named '{name}' "
+                                  "(reserved in the output folder)")
         entries[name] = Entry(name, base / item.name)
     return list(entries.values()), ignored
 
@@ -510,8 +518,8 @@ def rerender(out_dir: Path) -> int:
             try:
                 write_report(result, out_dir / row.name)
             except Exception as exc:  # one report that cannot be drawn must not stop the class's
-                print(f"warning: the report of {row.name} was not re-rendered: {type(exc).__name__}: {exc}",
-                      file=sys.stderr)
+                print(f"warning: the report of {one_line(row.name)} was not re-rendered: "
+                      f"{one_line(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)
                 continue
             count += 1
         write_class_outputs(out_dir, book)
@@ -525,14 +533,14 @@ SUMMARY_FAILURES = 8
 
 
 def summary_text(run: BatchRun) -> str:
-    """The one-screen summary printed at the end of a batch."""
+    """The one-screen summary printed at the end of a batch; printable text only (names on one line each)."""
     view = run.view
     rate = 60 * len(run.graded) / run.seconds if run.seconds and run.graded else 0.0
     lines = [f"graded {len(run.graded)} submission(s) in {run.seconds:.1f} s ({rate:.1f}/min); "
              f"{len(run.skipped)} unchanged, skipped"]
     if run.ignored:
         lines.append(f"ignored {len(run.ignored)} entr{'y' if len(run.ignored) == 1 else 'ies'} "
-                     f"(neither a folder nor a .zip): {', '.join(run.ignored[:5])}")
+                     f"(neither a folder nor a .zip): {', '.join(one_line(n) for n in run.ignored[:5])}")
     statuses = ", ".join(f"{k} {v}" for k, v in sorted(view.status_counts.items()))
     lines.append(f"class of {len(view.students)}: mean {view.mean:.1f}, median {view.median:g} "
                  f"out of {view.max_score:g} ({statuses or 'empty'})")
@@ -544,10 +552,11 @@ def summary_text(run: BatchRun) -> str:
     if failures:
         lines.append(f"did not run normally in this run: {len(run.faults)} grader fault(s), {len(run.errors)} error(s)")
         for g in failures[:SUMMARY_FAILURES]:
-            lines.append(f"  {g.name} [{g.status}]: {(g.issues or ['?'])[0].splitlines()[0][:150]}")
+            first = (g.issues or ["?"])[0].splitlines()[0][:150]
+            lines.append(f"  {one_line(g.name)} [{g.status}]: {one_line(first)}")
         if len(failures) > SUMMARY_FAILURES:
             lines.append(f"  ... and {len(failures) - SUMMARY_FAILURES} more (see index.html)")
     lines.extend(f"warning: {w}" for w in run.warnings)
     out = run.out_dir
     lines.append(f"wrote {out / 'index.html'}, {out / 'grades.csv'}, {out / GRADEBOOK}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))

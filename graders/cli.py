@@ -1,4 +1,7 @@
-"""The `autograde` command (CONTRACT §4). One function per verb; the work lives in the stages."""
+"""The `autograde` command (CONTRACT §4). One function per verb; the work lives in the stages.
+
+Whatever it prints that a submission could have shaped (names, messages) goes through graders.safetext.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .safetext import one_line, printable
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -74,17 +78,17 @@ def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs
         options = GradeOptions(offering=offering, problems=_problem_list(problems), jobs=jobs)
         result = grade_submission(submission, options)
     except SpecError as exc:
-        raise click.UsageError(str(exc))
+        raise click.UsageError(printable(str(exc)))
     out_dir = out_dir or Path("autograde-results") / result.submission
     write_results(result, out_dir)
     from .record import write_atomic
 
     write_atomic(out_dir / "report.html", render_submission(result))
     click.echo(summary_text(result))
-    click.echo(f"wrote {out_dir / 'results.json'} and {out_dir / 'report.html'}")
+    click.echo(f"wrote {one_line(str(out_dir / 'results.json'))} and {one_line(str(out_dir / 'report.html'))}")
     if result.faults:
         for fault in result.faults:
-            click.echo(f"grader fault: {fault.splitlines()[0]}", err=True)
+            click.echo(f"grader fault: {one_line(fault.splitlines()[0])}", err=True)
         sys.exit(1)
 
 
@@ -137,9 +141,9 @@ def batch_cmd(submissions_dir: Path, out_dir: Path, jobs: int | None, scheduler:
     try:
         run = run_batch(submissions_dir, out_dir, options)
     except (BatchUsageError, SpecError) as exc:
-        raise click.UsageError(str(exc))
+        raise click.UsageError(printable(str(exc)))
     except (OSError, sqlite3.Error) as exc:  # e.g. a full disk: every committed record is intact
-        click.echo(f"error: the batch stopped: {exc}. Records committed so far are complete; "
+        click.echo(f"error: the batch stopped: {one_line(str(exc))}. Records committed so far are complete; "
                    "fix the cause (free disk space?) and run the same command again to finish.", err=True)
         sys.exit(1)
     click.echo(summary_text(run))
@@ -155,5 +159,5 @@ def report_cmd(out_dir: Path) -> None:
     try:
         count = rerender(out_dir)
     except BatchUsageError as exc:
-        raise click.UsageError(str(exc))
+        raise click.UsageError(printable(str(exc)))
     click.echo(f"re-rendered {count} report(s), {out_dir / 'index.html'} and {out_dir / 'grades.csv'}")

@@ -6,6 +6,10 @@ scores and misconceptions. A submission is recorded in a single transaction
 instant leaves either the previous complete record or the new complete one,
 never half of one. The full GradeResult is kept as JSON so reports can be
 re-rendered without regrading.
+
+Student-derived text (graders.safetext): the submission name is kept exactly (it is the key of the
+record and of DIR/<name>/); every other text column is stored printable, and every cell of grades.csv
+is made safe for spreadsheets (`safetext.csv_cell`: one line, formulas neutralised, numbers as numbers).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Type, TypeVar
 
 from .grade import GradeResult
+from .safetext import csv_cell, printable
 from .score import ProblemResult, TestResult
 
 GRADEBOOK = "gradebook.sqlite"
@@ -241,7 +246,7 @@ class Gradebook:
             "name": g.name, "source": g.source, "content_hash": g.content_hash,
             "grader_version": g.grader_version, "problems": g.problems, "seed": g.seed,
             "status": g.status, "score": g.result.score, "max_score": g.result.max_score,
-            "error": "\n".join(g.issues)[:ERROR_CHARS], "started_at": iso(g.started_at),
+            "error": printable("\n".join(g.issues)[:ERROR_CHARS]), "started_at": iso(g.started_at),
             "finished_at": iso(g.finished_at), "seconds": g.seconds,
             "recorded_at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
             "detail": result_to_json(g.result),
@@ -259,13 +264,14 @@ class Gradebook:
         for position, p in enumerate(result.problems):
             db.execute(
                 "INSERT INTO problem_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (name, p.id, position, p.title, p.score, p.max_score, "\n".join(p.errors), p.fault),
+                (name, p.id, position, p.title, p.score, p.max_score, printable("\n".join(p.errors)),
+                 printable(p.fault) if p.fault else p.fault),
             )
             for index, t in enumerate(p.tests):
                 db.execute(
                     "INSERT INTO test_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (name, p.id, t.id, index, t.name, t.kind, t.score, t.max_score, int(t.passed),
-                     t.misconception, t.message),
+                     t.misconception, printable(t.message)),
                 )
             for m in dict.fromkeys(p.misconceptions):
                 db.execute("INSERT INTO misconceptions VALUES (?, ?, ?)", (name, p.id, m))
@@ -297,16 +303,18 @@ def problem_columns(book: Gradebook) -> List[str]:
 
 
 def grades_csv(book: Gradebook) -> str:
-    """One row per student: total, maximum, per-problem scores, status (LMS import)."""
+    """One row per student: total, maximum, per-problem scores, status (LMS import).
+
+    Every cell goes through `safetext.csv_cell`: scores are numbers, text can never be a formula."""
     problems = problem_columns(book)
     scores: Dict[str, Dict[str, float]] = {}
     for r in book.query("SELECT name, problem, score FROM problem_scores"):
         scores.setdefault(r["name"], {})[r["problem"]] = r["score"]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", "total", "max_total", *problems, "status"])
+    writer.writerow([csv_cell(c) for c in ["student", "total", "max_total", *problems, "status"]])
     for row in book.rows():
         mine = scores.get(row.name, {})
-        writer.writerow([row.name, f"{row.score:g}", f"{row.max_score:g}",
-                         *(f"{mine[p]:g}" if p in mine else "" for p in problems), row.status])
+        cells = [row.name, row.score, row.max_score, *(mine.get(p, "") for p in problems), row.status]
+        writer.writerow([csv_cell(c) for c in cells])
     return out.getvalue()

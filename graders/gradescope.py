@@ -16,6 +16,8 @@ every submission.
   grading has ended. Student code never runs in, or is told about, the results
   folder.
 
+Everything written or printed (results.json, the hidden stdout) is printable text (graders.safetext).
+
 `AUTOGRADER_ROOT` (default `/autograder`) moves the whole tree, so tests run
 the real scripts against a temporary directory standing in for it.
 """
@@ -176,10 +178,26 @@ def submission_source(folder: Path) -> Path:
     """What to grade: the folder, or the single .zip a student uploaded into it."""
     entries = [p for p in folder.iterdir() if not p.name.startswith(".")] if folder.is_dir() else []
     zips = [p for p in entries if p.suffix.lower() == ".zip" and p.is_file() and not p.is_symlink()]
-    has_python = any(folder.rglob("*.py")) if folder.is_dir() else False
-    if len(zips) == 1 and not has_python:
+    if len(zips) == 1 and not _has_python(folder):
         return zips[0]
     return folder
+
+
+def _has_python(folder: Path) -> bool:
+    """Any `*.py` file under `folder`: walked without recursion (a deep folder chain cannot crash it),
+    symbolic links not followed, unreadable folders skipped."""
+    pending = [folder] if folder.is_dir() else []
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as scan:
+                for entry in scan:
+                    if entry.name.endswith(".py") and not entry.is_dir(follow_symlinks=False):
+                        return True
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(Path(entry.path))
+        except OSError:
+            continue
+    return False
 
 
 def failure_results(started: float) -> Dict[str, Any]:
@@ -200,6 +218,7 @@ def failure_results(started: float) -> Dict[str, Any]:
 def run(root: Path) -> int:
     """Grade root/submission into root/results/results.json; 0 if grading completed."""
     from .record import summary_text, write_atomic
+    from .safetext import printable
 
     started = time.monotonic()
     code = 0
@@ -211,10 +230,10 @@ def run(root: Path) -> int:
         doc = results_json(result)
         print(summary_text(result))
         for fault in result.faults:
-            print(f"grader fault: {fault}", file=sys.stderr)
+            print(f"grader fault: {printable(fault)}", file=sys.stderr)
     except Exception as exc:  # a grader bug: say so in results.json rather than leaving none
-        print(f"grader failure: {type(exc).__name__}: {exc}")
-        traceback.print_exc(file=sys.stdout)
+        print(f"grader failure: {printable(f'{type(exc).__name__}: {exc}')}")
+        print(printable(traceback.format_exc()))
         doc = failure_results(started)
         code = 1
     # Written only now, by this process, once grading has returned (its child processes were killed).

@@ -21,7 +21,10 @@ import threading
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Dict, Iterable, List, Optional, Tuple
+from collections import deque
+from typing import Deque, Dict, Iterable, Iterator, List, Optional, Tuple
+
+from .safetext import one_line
 
 #: Largest student source file accepted.
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -37,6 +40,19 @@ IGNORED_DIRS = {
 }
 #: Files never looked at (desktop metadata that would stop a wrapping folder from being unwrapped).
 IGNORED_FILES = {".DS_Store", "Thumbs.db", "desktop.ini"}
+#: Deepest folder level of a submission folder looked into (deeper folders are skipped, with a warning).
+MAX_DEPTH = 64
+#: Longest file name shown in a message (longer ones are cut in the middle).
+SHOWN_CHARS = 200
+
+
+def _shown(name: str) -> str:
+    """A student-chosen file or folder name as messages show it: one printable line, at most SHOWN_CHARS."""
+    name = one_line(name)
+    if len(name) > SHOWN_CHARS:
+        half = SHOWN_CHARS // 2
+        name = f"{name[:half]}…{name[-half:]}"
+    return name
 
 
 def ignored(rel: str) -> bool:
@@ -52,9 +68,9 @@ def _too_many(where: str, rels: List[str]) -> ValueError:
         folder = "/".join(rel.split("/")[:-1][:3]) or "."
         counts[folder] = counts.get(folder, 0) + 1
     crowded = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
-    names = ", ".join(f"{folder}/ ({n} files)" for folder, n in crowded)
+    names = ", ".join(f"{_shown(folder)}/ ({n} files)" for folder, n in crowded)
     return ValueError(
-        f"{where}: more than {MAX_ENTRIES} files in the submission (most are in {names}); "
+        f"{_shown(where)}: more than {MAX_ENTRIES} files in the submission (most are in {names}); "
         "submit the starter folder without data or environment folders"
     )
 
@@ -120,7 +136,8 @@ def _zip_entries(path: Path, warnings: List[str]) -> List[_Entry]:
             continue
         rel = _safe_rel(info.filename)
         if rel is None:
-            warnings.append(f"{path.name}: refused archive entry '{info.filename}' (absolute path or '..')")
+            warnings.append(f"{_shown(path.name)}: refused archive entry '{_shown(info.filename)}' "
+                            "(absolute path or '..')")
             continue
         if ignored(rel):
             continue
@@ -146,35 +163,74 @@ def _zip_entries(path: Path, warnings: List[str]) -> List[_Entry]:
     return entries
 
 
+def _skipped_dir(name: str) -> bool:
+    return name in IGNORED_DIRS or name.endswith(".egg-info")
+
+
+def _walk(root: Path, warnings: List[str]) -> Iterator[Tuple[str, os.DirEntry]]:
+    """(relative path, entry) of every non-folder under `root`, breadth first and without recursion.
+
+    Symbolic links are listed, never followed. Ignored folders are not entered. Folders deeper than
+    MAX_DEPTH, or that cannot be listed (e.g. their path exceeds PATH_MAX), are skipped with one
+    warning naming the first of them; what was found elsewhere is still returned, so a deep or broken
+    folder never hides the submission's other files.
+    """
+    skipped: Dict[str, List[str]] = {"deep": [], "unreadable": []}
+    pending: Deque[Tuple[str, int]] = deque([("", 0)])
+    while pending:
+        rel_dir, depth = pending.popleft()
+        try:
+            with os.scandir(root / rel_dir if rel_dir else root) as scan:
+                found = list(scan)
+        except OSError:
+            if not rel_dir:
+                raise
+            skipped["unreadable"].append(rel_dir)
+            continue
+        for entry in found:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if entry.is_symlink() and entry.is_dir():
+                continue  # a link to a folder: never followed, never listed (as os.walk does)
+            if not entry.is_dir(follow_symlinks=False):
+                yield rel, entry
+            elif not _skipped_dir(entry.name):
+                if depth + 1 < MAX_DEPTH:
+                    pending.append((rel, depth + 1))
+                else:
+                    skipped["deep"].append(rel)
+    for kind, why in (("deep", f"more than {MAX_DEPTH} folders deep"), ("unreadable", "it cannot be listed")):
+        if skipped[kind]:
+            more = f" and {len(skipped[kind]) - 1} other folder(s)" if len(skipped[kind]) > 1 else ""
+            warnings.append(f"{_shown(root.name)}: skipped the folder {_shown(skipped[kind][0])}/{more} ({why}); "
+                            "files in it were not looked at")
+
+
 def _dir_entries(root: Path, warnings: List[str]) -> List[_Entry]:
     entries: List[_Entry] = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS and not d.endswith(".egg-info")]
-        for name in filenames:
-            if name in IGNORED_FILES:
-                continue
-            if len(entries) >= MAX_ENTRIES:
-                raise _too_many(root.name, [e.rel for e in entries])
-            full = Path(dirpath) / name
-            rel = full.relative_to(root).as_posix()
-            st = full.lstat()
-            refused = None
-            if stat.S_ISLNK(st.st_mode):
-                refused = "it is a symbolic link (links are never followed)"
-            elif not stat.S_ISREG(st.st_mode):
-                refused = "it is not a regular file"
-            elif st.st_size > MAX_FILE_BYTES:
-                refused = f"it is {st.st_size} bytes (at most {MAX_FILE_BYTES})"
+    for rel, entry in _walk(root, warnings):
+        if entry.name in IGNORED_FILES:
+            continue
+        if len(entries) >= MAX_ENTRIES:
+            raise _too_many(root.name, [e.rel for e in entries])
+        full = root / rel
+        st = entry.stat(follow_symlinks=False)
+        refused = None
+        if stat.S_ISLNK(st.st_mode):
+            refused = "it is a symbolic link (links are never followed)"
+        elif not stat.S_ISREG(st.st_mode):
+            refused = "it is not a regular file"
+        elif st.st_size > MAX_FILE_BYTES:
+            refused = f"it is {st.st_size} bytes (at most {MAX_FILE_BYTES})"
 
-            def reader(full=full):
-                fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
-                with os.fdopen(fd, "rb") as handle:
-                    data = handle.read(MAX_FILE_BYTES + 1)
-                if len(data) > MAX_FILE_BYTES:
-                    raise ValueError(f"more than {MAX_FILE_BYTES} bytes")
-                return data
+        def reader(full=full):
+            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+            if len(data) > MAX_FILE_BYTES:
+                raise ValueError(f"more than {MAX_FILE_BYTES} bytes")
+            return data
 
-            entries.append(_Entry(rel, st.st_size, reader, refused))
+        entries.append(_Entry(rel, st.st_size, reader, refused))
     return entries
 
 
@@ -211,9 +267,9 @@ def _locate(wanted: str, entries: List[_Entry]) -> Tuple[Optional[_Entry], Optio
     ):
         matches = _shallowest([e for e in entries if predicate(e)])
         if len(matches) == 1:
-            return matches[0], f"{wanted} not found; using {matches[0].rel} (found in {how})"
+            return matches[0], f"{wanted} not found; using {_shown(matches[0].rel)} (found in {how})"
         if len(matches) > 1:
-            names = ", ".join(sorted(m.rel for m in matches)[:5])
+            names = ", ".join(_shown(m) for m in sorted(m.rel for m in matches)[:5])
             return None, f"{wanted} not found, and several candidates exist ({names}); put it at {wanted}"
     return None, None
 
@@ -250,28 +306,30 @@ def check_source(data: bytes, display: str) -> Tuple[Optional[str], Optional[int
 
 
 def open_submission(source: Path, workspace: Path, wanted: Iterable[str], name: Optional[str] = None) -> Submission:
-    """Validate `source` and stage the `wanted` contract files under `workspace`."""
-    name = name or source.name.removesuffix(".zip")
+    """Validate `source` and stage the `wanted` contract files under `workspace`.
+
+    The submission's name (`name`, else the entry's name without .zip) is made one printable line."""
+    name = one_line(name or source.name.removesuffix(".zip"))
     wanted = list(dict.fromkeys(wanted))
     submission = Submission(name=name, source=source, files={w: StudentFile(w) for w in wanted})
     warnings = submission.warnings
     try:
         if source.is_symlink():
-            raise ValueError(f"{source.name} is a symbolic link; submit the folder or zip itself")
+            raise ValueError(f"{_shown(source.name)} is a symbolic link; submit the folder or zip itself")
         if source.is_dir():
             entries = _dir_entries(source, warnings)
         elif source.is_file() and zipfile.is_zipfile(source):
             entries = _zip_entries(source, warnings)
         elif source.is_file():
-            raise ValueError(f"{source.name} is neither a folder nor a zip archive")
+            raise ValueError(f"{_shown(source.name)} is neither a folder nor a zip archive")
         else:
-            raise ValueError(f"{source} does not exist")
+            raise ValueError(f"{_shown(str(source))} does not exist")
     except (ValueError, OSError, zipfile.BadZipFile, RuntimeError, NotImplementedError) as exc:
         submission.errors.append(str(exc))
         entries = []
     entries = [e for e in entries if not ignored(e.rel)]
     if not entries and not submission.errors:
-        submission.errors.append(f"{name}: the submission is empty")
+        submission.errors.append(f"{_shown(name)}: the submission is empty")
     entries = _unwrap_single_folder(entries, wanted)
     digest = hashlib.sha256()
     for path in wanted:
@@ -284,15 +342,15 @@ def open_submission(source: Path, workspace: Path, wanted: Iterable[str], name: 
                 record.error = note or f"{path} is missing from the submission"
             continue
         if note:
-            record.found_at = entry.rel
+            record.found_at = _shown(entry.rel)
             warnings.append(note)
         if entry.refused:
-            record.error = f"{entry.rel} refused: {entry.refused}"
+            record.error = f"{_shown(entry.rel)} refused: {entry.refused}"
             continue
         try:
             data = entry.reader()
         except (ValueError, OSError, zipfile.BadZipFile, RuntimeError, NotImplementedError) as exc:
-            record.error = f"{entry.rel} could not be read: {exc}"
+            record.error = f"{_shown(entry.rel)} could not be read: {exc}"
             continue
         digest.update(path.encode() + b"\0" + hashlib.sha256(data).digest())
         text, line, error = check_source(data, path)

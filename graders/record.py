@@ -1,4 +1,9 @@
-"""Record stage: results.json (Gradescope's schema + CONTRACT §5) and JUnit XML, written atomically."""
+"""Record stage: results.json (Gradescope's schema + CONTRACT §5) and JUnit XML, written atomically.
+
+Both carry student-derived text (exception messages, file and submission names): every string is passed
+through graders.safetext on the way out, so results.json, junit.xml and the summary are printable and
+junit.xml is well-formed XML whatever a submission raised.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from .grade import GradeResult
+from .safetext import clean, one_line, printable
 
 
 def _test_output(test) -> str:
@@ -21,21 +27,22 @@ def _test_output(test) -> str:
 
 
 def summary_text(result: GradeResult) -> str:
-    """The short plain-text summary (Gradescope's top-level output, the CLI's printout)."""
-    lines = [f"{result.submission}: {result.score:g} / {result.max_score:g}"]
+    """The short plain-text summary (Gradescope's top-level output, the CLI's printout); printable text only."""
+    lines = [f"{one_line(result.submission)}: {result.score:g} / {result.max_score:g}"]
     for p in result.problems:
-        lines.append(f"  {p.id:<10} {p.score:g} / {p.max_score:g}" + (f"  ({p.errors[0]})" if p.errors else ""))
+        error = f"  ({one_line(p.errors[0])})" if p.errors else ""
+        lines.append(f"  {p.id:<10} {p.score:g} / {p.max_score:g}{error}")
     if result.misconceptions:
         lines.append("Misconceptions: " + ", ".join(result.misconceptions))
     for error in result.errors:
         lines.append(f"Error: {error}")
     for warning in result.warnings:
         lines.append(f"Note: {warning}")
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 def results_json(result: GradeResult) -> Dict[str, Any]:
-    """Gradescope's results.json with the contract's tags and extra_data."""
+    """Gradescope's results.json with the contract's tags and extra_data; every string printable (safetext)."""
     tests: List[Dict[str, Any]] = []
     for order, problem in enumerate(result.problems, start=1):
         for index, t in enumerate(problem.tests, start=1):
@@ -56,7 +63,7 @@ def results_json(result: GradeResult) -> Dict[str, Any]:
     for p in result.problems:
         errors.extend(f"{p.id}: {e}" for e in p.errors)
     errors.extend(f"grader fault in {f}" for f in result.faults)
-    return {
+    return clean({
         "score": result.score,
         "execution_time": result.execution_time,
         "output": summary_text(result),
@@ -66,7 +73,7 @@ def results_json(result: GradeResult) -> Dict[str, Any]:
             "problems": {p.id: {"score": p.score, "max_score": p.max_score} for p in result.problems},
             "misconceptions": result.misconceptions,
             "errors": errors,
-            "submission": result.submission,
+            "submission": one_line(result.submission),
             "grader_version": result.grader_version,
             "seed": result.seed,
             "content_hash": result.content_hash,
@@ -75,7 +82,7 @@ def results_json(result: GradeResult) -> Dict[str, Any]:
             "offering": result.offering,
         },
         "tests": tests,
-    }
+    })
 
 
 def junit_xml(result: GradeResult) -> str:
@@ -92,7 +99,16 @@ def junit_xml(result: GradeResult) -> str:
             if not t.passed:
                 failure = ET.SubElement(case, "failure", message=t.message[:500])
                 failure.text = _test_output(t)
-    return ET.tostring(suites, encoding="unicode")
+    return ET.tostring(_xml_safe(suites), encoding="unicode")
+
+
+def _xml_safe(root: ET.Element) -> ET.Element:
+    """`root` with every attribute and text made printable (hence legal XML 1.0 characters); names on one line."""
+    for element in root.iter():
+        element.attrib = {k: one_line(v) if k == "name" else printable(v) for k, v in element.attrib.items()}
+        if element.text:
+            element.text = printable(element.text)
+    return root
 
 
 def write_atomic(path: Path, text: str) -> None:

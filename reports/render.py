@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
 
 from graders import paths
+from graders.safetext import printable
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MISCONCEPTIONS = paths.PROBLEMS / "misconceptions.toml"
@@ -38,11 +40,21 @@ def explain(mid: str) -> Misconception:
     return misconceptions().get(mid, Misconception(mid, mid, "", ""))
 
 
+def _printable(value: Any) -> Any:
+    """Every string a template prints (student messages and names included) made printable
+    (graders.safetext); markup stays markup, other values are left to the template."""
+    if isinstance(value, Markup):
+        return Markup(printable(str(value)))
+    return printable(value) if isinstance(value, str) else value
+
+
 @lru_cache(maxsize=1)
 def environment() -> Environment:
+    """The templates' environment: HTML autoescaped, every printed string printable (`_printable`)."""
     env = Environment(
         loader=FileSystemLoader(str(TEMPLATES)),
         autoescape=select_autoescape(["html"]),
+        finalize=_printable,
         trim_blocks=True,
         lstrip_blocks=True,
     )
