@@ -16,6 +16,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -100,9 +101,10 @@ def main() -> None:
     bare = median_seconds([python, "-s", "-P", "-c", "import numpy"])
     caps = sandbox.capabilities()
     if caps.strong:
-        with sandbox.UidSlot() as slot:
-            argv, _ = sandbox.bwrap_command({}, slot.uid, 64, ["-c", "import numpy"])
-            boxed = median_seconds(["prlimit", "--cpu=60", f"--as={1024**3}", "--nproc=64", "--core=0", "--"] + argv)
+        with sandbox.UidSlot() as slot, tempfile.TemporaryDirectory() as scratch:
+            argv, _ = sandbox.bwrap_command({}, slot.uid, Path(scratch), program=["-c", "import numpy"])
+            prefix = sandbox.confine_prefix(Path(scratch), [], 64, 4096)
+            boxed = median_seconds(prefix + ["prlimit", "--cpu=60", f"--as={1024**3}", "--nproc=64", "--core=0", "--"] + argv)
         print(f"python -c 'import numpy': bare {bare * 1000:.0f} ms, in the sandbox {boxed * 1000:.0f} ms, "
               f"overhead {(boxed - bare) * 1000:+.0f} ms")
         print(f"sandbox_overhead_ms={(boxed - bare) * 1000:.0f}")

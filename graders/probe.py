@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from . import sandbox
+from . import cgroups, sandbox
 
 #: the child-side code (harness.py, probekit.py, compat/) in the repository
 CHILD_DIR = Path(__file__).resolve().parent / "child"
 
-#: Most bytes read from a child's result channel; beyond it the child is killed.
+#: Most bytes read from a problem's result channel, all restarts together; beyond it the child is killed.
 CHANNEL_CAP = 64 * 1024 * 1024
 #: Bytes of the child's stdout/stderr kept for the report.
 TAIL = 4000
@@ -53,7 +53,7 @@ class ProbeOutcome:
     #: seconds spent in the probe, as measured by the child (informative only)
     seconds: float = 0.0
     #: the child's CPU time at each `probekit.mark(label)`, read by the parent from the kernel
-    #: (/proc/<pid>/schedstat), in seconds; None when a label was sent twice (forged marks) or
+    #: (the process CPU clocks of its whole process tree), in seconds; None when a label was sent twice (forged marks) or
     #: the child's CPU clock could not be read
     marks: Optional[Dict[str, float]] = None
 
@@ -103,6 +103,8 @@ class ChildLimits:
     processes: int = 64
     #: size of each private tmpfs (/work, /tmp) in the strong sandbox
     tmp_mib: int = 64
+    #: inodes (files and folders) of each private tmpfs: their kernel memory is not in its byte size
+    tmp_inodes: int = 4096
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,8 @@ def _tail(path: Path) -> str:
 class _Attempt:
     """One child process: launch, stream and validate its events."""
 
-    def __init__(self, config: ChildConfig, probes: Sequence[str], limits: ChildLimits, attempt: int):
+    def __init__(self, config: ChildConfig, probes: Sequence[str], limits: ChildLimits, attempt: int,
+                 budget: "ChannelBudget", deadline: float):
         self.config = config
         self.probes = list(probes)
         self.limits = limits
@@ -162,7 +165,6 @@ class _Attempt:
         self.marks: Optional[Dict[str, float]] = {}
         self.ack_fd: Optional[int] = None
         self.proc: Optional[subprocess.Popen] = None
-        self.harness_pid: Optional[int] = None
         self.loaded: Optional[Dict[str, Any]] = None
         self.done = False
         self.tampered: List[str] = []
@@ -170,6 +172,12 @@ class _Attempt:
         self.fault: Optional[str] = None
         self.policy: List[str] = []
         self.attempt = attempt
+        self.budget = budget
+        self.deadline = deadline
+        #: strong sandbox only: scratch mount points, control group, seccomp program descriptor
+        self.scratch: Optional[Path] = None
+        self.group: Optional[cgroups.ProcessGroup] = None
+        self.seccomp_fd: Optional[int] = None
 
     def run(self) -> None:
         workdir = self.config.workdir
@@ -177,8 +185,21 @@ class _Attempt:
         strong = sandbox.capabilities().strong
         if not strong:
             sandbox.warn_if_weak()
-        with sandbox.UidSlot() if strong else contextlib.nullcontext() as slot:
-            self._launch(workdir, slot.uid if strong else None)
+            self._launch(workdir, None)
+            return
+        with sandbox.UidSlot() as slot, contextlib.ExitStack() as cleanup:
+            self.scratch = workdir / f"scratch.{self.attempt}"
+            self.group = cgroups.create(self.limits.memory_mib, self.limits.processes)
+            if self.group is not None:
+                cleanup.callback(self.group.remove)
+            program = sandbox.seccomp_program()
+            if program is not None:
+                read_end, write_end = os.pipe()
+                os.write(write_end, program)
+                os.close(write_end)
+                self.seccomp_fd = read_end
+                cleanup.callback(os.close, read_end)
+            self._launch(workdir, slot.uid)
 
     def _command_and_payload(self, workdir: Path, uid: Optional[int], write_fd: int):
         """The command line, the harness configuration and the environment (weak or strong sandbox)."""
@@ -202,7 +223,7 @@ class _Attempt:
             inside = f"student/{Path(swap['display_path']).name}"
             mapping[inside] = Path(swap["student_file"])
             swap["student_file"] = str(sandbox.INSIDE / inside)
-        argv, extra = sandbox.bwrap_command(mapping, uid, self.limits.tmp_mib)
+        argv, extra = sandbox.bwrap_command(mapping, uid, self.scratch, self.seccomp_fd)
         root = sandbox.INSIDE
         payload.update(
             paths=[str(root / "stack"), str(root / "child"), str(root / "child" / "compat")] + extra,
@@ -211,7 +232,9 @@ class _Attempt:
             inputs_dir=str(root / "inputs") if config.inputs_dir else None,
             swap=swap,
         )
-        return _limits(self.limits, True) + argv, payload, {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        procs = self.group.procs_files if self.group else []
+        prefix = sandbox.confine_prefix(self.scratch, procs, self.limits.tmp_mib, self.limits.tmp_inodes)
+        return prefix + _limits(self.limits, True) + argv, payload, {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 
     def _launch(self, workdir: Path, uid: Optional[int]) -> None:
         read_fd, write_fd = os.pipe()
@@ -229,7 +252,7 @@ class _Attempt:
                 stderr=stderr,
                 cwd=workdir,
                 env=env,
-                pass_fds=(write_fd, ack_read),
+                pass_fds=(write_fd, ack_read) + ((self.seccomp_fd,) if self.seccomp_fd is not None else ()),
                 start_new_session=True,
             )
         finally:
@@ -257,10 +280,8 @@ class _Attempt:
                 self.reason += f"; its last error output: {last}"
 
     def _stream(self, proc: subprocess.Popen, read_fd: int) -> None:
-        started = time.monotonic()
-        deadline = started + self.limits.wall_seconds
+        deadline = self.deadline  # the problem's wall clock, shared by every restart
         buffer = bytearray()  # amortised appends: a flood without newlines costs linear time
-        received = 0
         while True:
             now = time.monotonic()
             limit = deadline
@@ -283,22 +304,38 @@ class _Attempt:
                 if not self.done:
                     self.reason = _exit_reason(proc.returncode)
                 return
-            received += len(chunk)
-            if received > CHANNEL_CAP:
+            self.budget.bytes_left -= len(chunk)
+            if self.budget.bytes_left < 0:
                 self.reason = "the grading process wrote too much on its result channel"
                 return
             buffer += chunk
             if b"\n" not in chunk:
+                if len(buffer) > MAX_LINE_BYTES:
+                    self.reason = "the grading process wrote a result line longer than the harness ever sends"
+                    return
                 continue  # a line still arriving: never rescan it
             *lines, rest = buffer.split(b"\n")
             buffer = bytearray(rest)
             for line in lines:
                 try:
-                    self._event(bytes(line))
+                    self._line(bytes(line))
                 except Exception:  # student code can read the nonce: a hostile event is never a grader fault
                     self.tampered.append("a malformed event on the result channel")
             if self.done:
                 return
+
+    def _line(self, line: bytes) -> None:
+        """Bound a line before parsing it: its size, and its JSON elements (at most one per `[`, `{`
+        or `,`: counted in C, no Python object made) against this line's and the whole run's budget."""
+        if len(line) > MAX_LINE_BYTES:
+            self.tampered.append("a result line longer than the harness ever sends")
+            return
+        elements = line.count(b"[") + line.count(b"{") + line.count(b",")
+        if elements > MAX_LINE_ELEMENTS or elements > self.budget.elements_left:
+            self.tampered.append("a result with more values than the harness ever sends")
+            return
+        self.budget.elements_left -= elements
+        self._event(line)
 
     def _event(self, line: bytes) -> None:
         try:
@@ -318,7 +355,6 @@ class _Attempt:
                 self.tampered.append("a malformed 'loaded' event")
                 return
             self.loaded = event
-            self.harness_pid = _harness_pid(self.proc.pid) if self.proc else None
         elif kind == "start":
             probe = event.get("probe")
             if probe not in self.probes or probe in self.results:
@@ -346,9 +382,7 @@ class _Attempt:
     def _mark(self, event: Dict[str, Any]) -> None:
         """Stamp a timing mark with the child's CPU clock as the KERNEL reports it (the child cannot
         fake it, and load on the machine barely changes it), then let the child go on."""
-        if self.harness_pid is None and self.proc is not None:
-            self.harness_pid = _harness_pid(self.proc.pid, scan=True)
-        now = _cpu_seconds(self.harness_pid)
+        now = _tree_cpu_seconds(self.proc.pid) if self.proc is not None else None
         label = event.get("label")
         if event.get("probe") != self.current or not isinstance(label, str) or len(label) > 64:
             self.tampered.append("a malformed timing mark")
@@ -414,33 +448,37 @@ def _children(pid: int, scan: bool = False) -> List[int]:
     return found
 
 
-def _harness_pid(root: int, scan: bool = False) -> Optional[int]:
-    """The host pid of the harness: the descendant of `root` whose program is Python running
-    harness.py (prlimit, bwrap and setpriv above it carry the same arguments, not the same argv[0])."""
-    pythons = {os.path.realpath(sys.executable).encode(), sys.executable.encode()}  # the sandbox runs one, weak mode the other
-    todo = [root]
+def _process_clock(pid: int) -> int:
+    """The clock id of `pid`'s process CPU clock (glibc's clock_getcpuclockid: CPUCLOCK_SCHED of the
+    whole thread group): every thread, live or ended, in nanoseconds."""
+    return ((~pid) << 3) | 2
+
+
+def _reaped_seconds(pid: int) -> float:
+    """CPU time of `pid`'s children that ended and were waited for (/proc/<pid>/stat cutime + cstime)."""
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
+def _tree_cpu_seconds(root: int) -> Optional[float]:
+    """CPU time the kernel has charged to the whole process tree under `root`: every thread of every
+    live process plus the children they reaped. Work moved to a thread or a forked process is still
+    counted; None when `root` is gone."""
+    total, todo, seen = 0.0, [root], set()
     while todo:
         pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
         try:
-            with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                argv = handle.read().split(b"\0")
-        except OSError:
-            argv = []
-        if argv and argv[0] in pythons and any(a.endswith(b"harness.py") for a in argv[1:]):
-            return pid
-        todo.extend(_children(pid, scan))
-    return None if scan else _harness_pid(root, scan=True)
-
-
-def _cpu_seconds(pid: Optional[int]) -> Optional[float]:
-    """CPU time the kernel has charged to `pid`'s main thread (/proc/<pid>/schedstat, nanoseconds)."""
-    if pid is None:
-        return None
-    try:
-        with open(f"/proc/{pid}/schedstat") as handle:
-            return int(handle.read().split()[0]) / 1e9
-    except (OSError, ValueError, IndexError):
-        return None
+            total += time.clock_gettime(_process_clock(pid)) + _reaped_seconds(pid)
+        except (OSError, ValueError, IndexError):
+            if pid == root:
+                return None
+            continue
+        todo.extend(_children(pid))
+    return total
 
 
 def _last_line(text: str) -> str:
@@ -450,6 +488,20 @@ def _last_line(text: str) -> str:
 
 #: deepest nesting of a result value the harness can send (its `_plain` stops at 50)
 MAX_NESTING = 60
+#: longest result line (the reference's longest is about 80 kB)
+MAX_LINE_BYTES = 4 * 1024 * 1024
+#: most JSON values in one line (the reference's most: about 4,000)
+MAX_LINE_ELEMENTS = 200_000
+
+
+@dataclass
+class ChannelBudget:
+    """What all attempts of one problem's child may send together: restarting (a child that kills
+    itself) never buys a fresh allowance."""
+
+    bytes_left: int = CHANNEL_CAP
+    #: JSON values kept for judging (the reference sends about 40,000 for a whole problem)
+    elements_left: int = 2_000_000
 #: most timing marks one probe may send
 MAX_MARKS = 256
 
@@ -504,8 +556,9 @@ def run_child(config: ChildConfig, limits: ChildLimits) -> ChildRun:
     remaining = list(config.probes)
     run = ChildRun(outcomes={})
     attempt = 0
+    budget, deadline = ChannelBudget(), started + limits.wall_seconds
     while remaining:
-        current = _Attempt(config, remaining, limits, attempt)
+        current = _Attempt(config, remaining, limits, attempt, budget, deadline)
         current.run()
         if current.loaded is not None:
             run.missing_symbols = list(current.loaded.get("missing") or [])

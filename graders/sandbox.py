@@ -21,6 +21,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import struct
 import sys
 import sysconfig
 import threading
@@ -47,10 +48,13 @@ class Capabilities:
     setpriv: Optional[str]
     prlimit: Optional[str]
     is_root: bool
+    #: util-linux unshare: a private mount namespace for the scratch tmpfs with inode caps
+    unshare: Optional[str] = "unshare"
 
     @property
     def strong(self) -> bool:
-        return bool(self.bwrap and self.setpriv and self.prlimit and self.is_root) and not _forced_weak()
+        layers = (self.bwrap, self.setpriv, self.prlimit, self.unshare, self.is_root)
+        return all(layers) and not _forced_weak()
 
     def missing(self) -> List[str]:
         """The layers that are unavailable, in words."""
@@ -63,6 +67,8 @@ class Capabilities:
             gaps.append("setpriv (util-linux): cannot drop to an unprivileged uid")
         if not self.prlimit:
             gaps.append("prlimit (util-linux): no CPU/memory/file limits")
+        if not self.unshare:
+            gaps.append("unshare (util-linux): no private scratch tmpfs with an inode cap")
         if _forced_weak():
             gaps.append("AUTOGRADE_WEAK_SANDBOX=1 is set")
         return gaps
@@ -79,6 +85,7 @@ def capabilities() -> Capabilities:
         setpriv=shutil.which("setpriv"),
         prlimit=shutil.which("prlimit"),
         is_root=os.geteuid() == 0,
+        unshare=shutil.which("unshare"),
     )
 
 
@@ -170,13 +177,16 @@ class View:
 
 
 def bwrap_command(
-    mapping: Dict[str, Path], uid: int, limits_tmp_mib: int, program: Optional[List[str]] = None
+    mapping: Dict[str, Path], uid: int, scratch: Path, seccomp_fd: Optional[int] = None,
+    program: Optional[List[str]] = None,
 ) -> Tuple[List[str], List[str]]:
     """The bubblewrap + setpriv command running `python -s -P harness` inside the view,
     and the extra import paths the child needs.
 
-    `mapping` gives the host path of every inside path under /sandbox; `program`
-    replaces the harness's arguments (the benchmark runs `-c "import numpy"`).
+    `mapping` gives the host path of every inside path under /sandbox; `scratch`
+    holds the mount points `work/` and `tmp/` (see `confine_prefix`); `seccomp_fd`
+    is a readable descriptor holding `seccomp_program()`; `program` replaces the
+    harness's arguments (the benchmark runs `-c "import numpy"`).
     """
     python = os.path.realpath(sys.executable)
     extra: List[str] = []
@@ -214,10 +224,10 @@ def bwrap_command(
         extra.append("/sandbox-site")
     for inside, host in mapping.items():
         view.ro(host, INSIDE / inside)
-    size = str(limits_tmp_mib * 1024 * 1024)
-    view.args += ["--perms", "1777", "--size", size, "--tmpfs", "/work",
-                  "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
-                  "--chdir", "/work"]
+    # private scratch: tmpfs mounts with a byte and an inode cap, made by `confine_prefix` on the host side
+    view.args += ["--bind", str(scratch / "work"), "/work", "--bind", str(scratch / "tmp"), "/tmp", "--chdir", "/work"]
+    if seccomp_fd is not None:
+        view.args += ["--seccomp", str(seccomp_fd)]
     for key, value in child_environment("/work").items():
         view.args += ["--setenv", key, value]
     view.args += [
@@ -253,3 +263,59 @@ def make_readable(path: Path) -> None:
         if target.is_symlink():
             continue
         target.chmod(0o755 if target.is_dir() else 0o644)
+
+
+# ----------------------------------------------------------------- per-sandbox limits
+
+
+#: syscall numbers of the kernel keyring (add_key, request_key, keyctl) per machine, and its audit arch
+KEYRING_SYSCALLS = {"x86_64": (0xC000003E, (248, 249, 250)), "aarch64": (0xC00000B7, (217, 218, 219))}
+_BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_JGE_K, _BPF_RET_K = 0x20, 0x15, 0x35, 0x06
+_SECCOMP_ALLOW, _SECCOMP_EPERM = 0x7FFF0000, 0x00050000 | 1
+
+
+def seccomp_program(machine: Optional[str] = None) -> Optional[bytes]:
+    """A classic-BPF seccomp filter (struct sock_filter[]) that fails the keyring syscalls with EPERM.
+
+    Keys live in the kernel beyond any sandbox and are readable across uids once
+    granted: two students graded at once could talk through them. Syscalls of a
+    foreign ABI (x32, i386 on x86_64) fail too. None on a machine not listed.
+    """
+    machine = machine or os.uname().machine
+    if machine not in KEYRING_SYSCALLS:
+        return None
+    arch, numbers = KEYRING_SYSCALLS[machine]
+    deny = 5 + len(numbers) + (1 if machine == "x86_64" else 0)  # index of the final EPERM return
+    code = [(_BPF_LD_W_ABS, 0, 0, 4), (_BPF_JEQ_K, 1, 0, arch), (_BPF_RET_K, 0, 0, _SECCOMP_EPERM),
+            (_BPF_LD_W_ABS, 0, 0, 0)]
+    if machine == "x86_64":  # x32 syscalls carry bit 30
+        code.append((_BPF_JGE_K, deny - len(code) - 1, 0, 0x40000000))
+    for number in numbers:
+        code.append((_BPF_JEQ_K, deny - len(code) - 1, 0, number))
+    code += [(_BPF_RET_K, 0, 0, _SECCOMP_ALLOW), (_BPF_RET_K, 0, 0, _SECCOMP_EPERM)]
+    assert len(code) == deny + 1
+    return b"".join(struct.pack("<HBBI", op, jt, jf, k) for op, jt, jf, k in code)
+
+
+#: the shell run (as root, in a new private mount namespace) before prlimit and bubblewrap: join the
+#: control group, mount the two scratch tmpfs with their caps, then exec the rest of the command
+CONFINE_SCRIPT = (
+    'n=$1; shift; '
+    'while [ "$n" -gt 0 ]; do echo $$ > "$1" || { echo "sandbox setup: cannot join $1" >&2; exit 125; }; '
+    'shift; n=$((n-1)); done; '
+    'o="size=$2,nr_inodes=$3,mode=1777"; '
+    'for d in work tmp; do mount -t tmpfs -o "$o" "sandbox-$d" "$1/$d" '
+    '|| { echo "sandbox setup: cannot mount $1/$d" >&2; exit 125; }; done; '
+    'shift 4; exec "$@"'
+)
+
+
+def confine_prefix(scratch: Path, procs_files: List[Path], tmp_mib: int, tmp_inodes: int) -> List[str]:
+    """The command prefix that puts a child's whole tree in its control group (`procs_files`, may be
+    empty) and gives it `scratch/work` and `scratch/tmp` as tmpfs of `tmp_mib` MiB and `tmp_inodes`
+    inodes each, in a private mount namespace: they vanish with the child, nothing to unmount."""
+    for name in ("work", "tmp"):
+        (scratch / name).mkdir(parents=True, exist_ok=True)
+    return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", CONFINE_SCRIPT, "sh",
+            str(len(procs_files)), *map(str, procs_files), str(scratch), str(tmp_mib * 1024 * 1024),
+            str(tmp_inodes), "--"]

@@ -124,7 +124,8 @@ def test_result_channel_flood_is_cut_quickly(faked):
     attacked, base = _versus_base(faked, "flood", "ops")
     assert attacked.fault is None
     assert attacked.score <= base.score
-    assert "too much" in k.text_of(attacked)
+    text = k.text_of(attacked)
+    assert "too much" in text or "longer than the harness ever sends" in text, text  # the byte or the line cap
     assert attacked.seconds < 15, attacked.seconds  # not the wall-clock limit (60 s): no quadratic re-scanning
 
 
@@ -323,7 +324,7 @@ def test_a_venv_grader_hides_its_base_interpreters_site_packages(monkeypatch, tm
     monkeypatch.setattr(sandbox, "runtime", lambda: (prefix, prefix / "lib" / "python3", venv_site))
     monkeypatch.setattr(sandbox, "base_site_packages", lambda: [base_site])
     monkeypatch.setattr(sandbox, "capabilities", lambda: sandbox.Capabilities("bwrap", "setpriv", "prlimit", True))
-    args, extra = sandbox.bwrap_command({}, 61000, 16)
+    args, extra = sandbox.bwrap_command({}, 61000, tmp_path / "scratch")
     pairs = list(zip(args, args[1:]))
     assert ("--tmpfs", str(base_site)) in pairs and ("--remount-ro", str(base_site)) in pairs
     assert ("--ro-bind", str(prefix)) in pairs and args.index(str(base_site)) > args.index(str(prefix))

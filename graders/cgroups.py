@@ -1,0 +1,159 @@
+"""One control group per sandboxed child: limits that hold for the whole process tree.
+
+rlimits are per process: five forked children of 1200 MiB each pass a 1536 MiB
+address-space limit. A control group bounds what the whole tree of one child
+uses together: its memory (including the pages and inodes of its private tmpfs,
+and the kernel memory charged to it) and its number of processes/threads.
+
+Both cgroup layouts are handled:
+
+- v2 (unified): a child group under the grader's own group, when that group
+  delegates the `memory` and `pids` controllers (`cgroup.subtree_control`);
+- v1 (one hierarchy per controller, e.g. a hybrid host): a child group under the
+  grader's own group in the `memory` and `pids` hierarchies.
+
+Where neither can be created (not root, read-only cgroupfs, no delegation) the
+sandbox runs without it and says so once; results record nothing different
+because the per-process limits still apply.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+#: name prefix of every group this grader creates (stale ones are recognisable)
+PREFIX = "autograde-"
+
+
+def _own_paths() -> Dict[str, str]:
+    """{controller or "" for v2: path of this process's group}, from /proc/self/cgroup."""
+    paths: Dict[str, str] = {}
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return paths
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        for controller in controllers.split(",") if controllers else [""]:
+            paths[controller] = path
+    return paths
+
+
+def _parents() -> Optional[Dict[str, Path]]:
+    """{controller: directory new groups go under}, or None when no usable layout exists."""
+    own = _own_paths()
+    unified = CGROUP_ROOT / "cgroup.controllers"
+    if unified.exists() and "" in own:  # pure v2
+        parent = CGROUP_ROOT / own[""].lstrip("/")
+        try:
+            delegated = (parent / "cgroup.subtree_control").read_text().split()
+        except OSError:
+            return None
+        if {"memory", "pids"} <= set(delegated):
+            return {"memory": parent, "pids": parent}
+        return None
+    found = {}
+    for controller in ("memory", "pids"):
+        base = CGROUP_ROOT / controller
+        if controller in own and (base / "cgroup.procs").exists():
+            found[controller] = base / own[controller].lstrip("/")
+    return found if len(found) == 2 else None
+
+
+@dataclass
+class ProcessGroup:
+    """A control group (one directory per hierarchy) holding one child's whole process tree."""
+
+    dirs: List[Path]
+    v2: bool
+
+    @property
+    def procs_files(self) -> List[Path]:
+        """The files a process writes its pid to, to join the group (every hierarchy)."""
+        return [d / "cgroup.procs" for d in self.dirs]
+
+    def limit(self, memory_bytes: int, processes: int) -> None:
+        """Memory of the whole tree (v1: user and kernel memory together) and its task count."""
+        if self.v2:
+            (self.dirs[0] / "memory.max").write_text(str(memory_bytes))
+            swap = self.dirs[0] / "memory.swap.max"
+            if swap.exists():
+                swap.write_text("0")
+            (self.dirs[0] / "pids.max").write_text(str(processes))
+            return
+        memory, pids = self.dirs
+        (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
+        (pids / "pids.max").write_text(str(processes))
+
+    def peak_bytes(self) -> Optional[int]:
+        """Most memory the tree used at once (None where the kernel does not keep it)."""
+        name = "memory.peak" if self.v2 else "memory.max_usage_in_bytes"
+        try:
+            return int((self.dirs[0] / name).read_text())
+        except (OSError, ValueError):
+            return None
+
+    def pids(self) -> List[int]:
+        found = set()
+        for path in self.procs_files:
+            try:
+                found.update(int(p) for p in path.read_text().split())
+            except (OSError, ValueError):
+                continue
+        return sorted(found)
+
+    def remove(self) -> None:
+        """Kill whatever is left in the group, then remove it (retried: the kernel frees it lazily)."""
+        for _ in range(50):
+            left = self.pids()
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                for directory in self.dirs:
+                    if directory.exists():
+                        directory.rmdir()
+                return
+            except OSError:
+                threading.Event().wait(0.05)
+
+
+_said = threading.Event()
+
+
+def create(memory_mib: int, processes: int) -> Optional[ProcessGroup]:
+    """A new group limited to `memory_mib` and `processes`, or None (said once on stderr)."""
+    parents = _parents()
+    if parents is None:
+        return _unavailable("no writable cgroup (v2 with memory+pids delegated, or v1 memory and pids)")
+    name = PREFIX + secrets.token_hex(6)
+    v2 = parents["memory"] == parents["pids"]
+    dirs = [parents["memory"] / name] if v2 else [parents["memory"] / name, parents["pids"] / name]
+    group = ProcessGroup(dirs=[], v2=v2)
+    try:
+        for directory in dirs:
+            directory.mkdir()
+            group.dirs.append(directory)
+        group.limit(memory_mib * 1024 * 1024, processes)
+    except OSError as exc:
+        group.remove()
+        return _unavailable(f"cannot create a cgroup under {dirs[0].parent}: {exc}")
+    return group
+
+
+def _unavailable(why: str) -> None:
+    if not _said.is_set():
+        _said.set()
+        print(f"autograde: no control group per sandbox ({why}): memory and process limits are per process only",
+              file=sys.stderr)
+    return None

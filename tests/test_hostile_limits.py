@@ -1,0 +1,307 @@
+"""Hardening round 2 (issue 10): clocks, the parent's parsing and the sandbox's limits hold for the whole
+child, not for one thread or one process of it.
+
+* work moved to a worker thread is still timed (the parent reads every thread's CPU clock);
+* forged result lines with the run's own nonce cost the parent bounded memory and time, across restarts;
+* the kernel keyring is closed to graded code (no cross-talk between students graded at once);
+* memory and inodes are bounded for the whole sandbox (a control group, a tmpfs with an inode cap).
+
+Attacks that need the strong sandbox skip without it (in the weak one the child shares the grader's
+/tmp and memory, and nothing here can bound it).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import hostile_kit as k
+from graders import cgroups, probe, sandbox
+
+AD, OPS = k.FILES["autodiff"], k.FILES["ops"]
+STRONG = k.strong()
+needs_strong = pytest.mark.skipif(not STRONG, reason="needs the strong sandbox (root + bubblewrap)")
+MIB = 1024 * 1024
+
+
+class HostMemory:
+    """Samples /proc/meminfo while a block runs: the most memory the host lost and the most slab it grew."""
+
+    def __init__(self) -> None:
+        self.base = self._read()
+        self.lowest_available, self.highest_slab = self.base["MemAvailable"], self.base["Slab"]
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    @staticmethod
+    def _read():
+        fields = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+        return {key: int(fields[key].split()[0]) * 1024 for key in ("MemAvailable", "Slab")}
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.05):
+            now = self._read()
+            self.lowest_available = min(self.lowest_available, now["MemAvailable"])
+            self.highest_slab = max(self.highest_slab, now["Slab"])
+
+    def __enter__(self) -> "HostMemory":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def lost_mib(self) -> float:
+        return (self.base["MemAvailable"] - self.lowest_available) / MIB
+
+    @property
+    def slab_growth_mib(self) -> float:
+        return (self.highest_slab - self.base["Slab"]) / MIB
+
+
+# ------------------------------------------------- hole 1: CPU time of every thread
+
+
+@pytest.fixture(scope="module")
+def thread_work(tmp_path_factory):
+    """The reference plus quadratic padding on the main thread, and the same padding in a worker thread."""
+    tmp = tmp_path_factory.mktemp("thread_work")
+    ref = k.source("reference", AD)
+    cases = {
+        where: k.build(tmp / where, {AD: k.compose(ref, AD, "limits_thread_work", where=where)})
+        for where in ("main", "thread")
+    }
+    return {name: k.problem(k.grade(path, ["autodiff"]), "autodiff") for name, path in cases.items()}
+
+
+def test_quadratic_work_in_a_worker_thread_is_timed(thread_work):
+    """The red team's 40/40: the clock read only the main thread, which waits in join()."""
+    alone, thread = thread_work["main"], thread_work["thread"]
+    timed = {t.id: t for t in alone.tests if t.id.startswith("time")}
+    assert timed, [t.id for t in alone.tests]
+    if all(t.passed for t in timed.values()):  # the padding sits in a narrow window (ratio > 3, under 1.5 s)
+        pytest.skip(f"the main-thread padding passed the timing on this machine now: {timed}")
+    assert thread.score <= alone.score, (k.scores(thread), k.scores(alone))
+    for test in thread.tests:
+        if test.id in timed:
+            assert test.score == timed[test.id].score, (test.id, test.message)
+    assert "quadratic-traversal" in {t.misconception for t in thread.tests}
+
+
+def test_the_tree_clock_counts_every_thread_and_reaped_child():
+    """Two busy threads and a forked, reaped child: the process tree's CPU time counts all three."""
+    code = textwrap.dedent("""
+        import os, sys, threading, time
+        def spin(seconds):
+            end = time.thread_time() + seconds
+            while time.thread_time() < end:
+                pass
+        workers = [threading.Thread(target=spin, args=(0.4,)) for _ in range(2)]
+        [w.start() for w in workers]; [w.join() for w in workers]
+        pid = os.fork()
+        if pid == 0:
+            spin(0.4); os._exit(0)
+        os.waitpid(pid, 0)
+        sys.stdout.write("done\\n"); sys.stdout.flush()
+        time.sleep(30)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout.readline() == b"done\n"
+        seconds = probe._tree_cpu_seconds(proc.pid)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert seconds is not None and seconds >= 1.15, seconds  # 3 x 0.4 s; the main thread alone had ~0.05 s
+
+
+# ------------------------------------------------- hole 4: forged lines, restarts
+
+
+GRADE_AND_MEASURE = textwrap.dedent("""
+    import json, resource, sys, time
+    sys.path.insert(0, sys.argv[2])
+    import hostile_kit as k
+    started = time.monotonic()
+    result = k.grade(__import__("pathlib").Path(sys.argv[1]), ["ops"])
+    p = k.problem(result, "ops")
+    print(json.dumps({"seconds": time.monotonic() - started, "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      "score": p.score, "text": k.text_of(p)[:3000]}))
+""")
+
+
+def _grade_in_own_process(path: Path) -> dict:
+    """Grade `path`'s ops problem in a fresh grader process; its wall time and peak RSS."""
+    out = subprocess.run([sys.executable, "-c", GRADE_AND_MEASURE, str(path), str(Path(__file__).parent)],
+                         capture_output=True, text=True, timeout=600, cwd=k.ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("mib", [15, 3])
+def test_forged_lines_with_the_nonce_cost_the_grader_bounded_memory_and_time(tmp_path, mib):
+    """Lines of `[],` with the run's nonce (15 MiB: over the line cap; 3 MiB: under it, over the value cap),
+    then SIGKILL, restart after restart: the red team saw 2.7 GB RSS and 2-3.5 minutes for a problem
+    whose wall limit is 90 s."""
+    from graders.spec import load_problems
+    from graders.template import strip_file
+
+    stub = strip_file(k.REFERENCE / OPS, OPS, load_problems(), only=["ops"])  # blank for ops
+    attacked = k.build(tmp_path / "forged", {OPS: k.compose(stub, OPS, "limits_forged_lines", "call", mib=mib)})
+    measured = _grade_in_own_process(attacked)
+    print(f"forged lines of {mib} MiB: grader peak RSS {measured['rss_mib']:.0f} MiB, ops graded in {measured['seconds']:.1f} s")
+    wall = 90  # problems/ops/problem.toml
+    assert measured["rss_mib"] <= 400, measured  # the issue's bound is 1 GiB; the grader alone needs ~50 MiB
+    assert measured["seconds"] <= wall + 30, measured
+    assert measured["score"] == 0, measured
+
+
+def test_element_and_line_caps_reject_before_parsing():
+    """A line over the size cap, or with more JSON values than the caps allow, is refused unparsed; the
+    run's element budget is shared by every attempt (a restart buys nothing)."""
+    budget = probe.ChannelBudget(elements_left=200_000)
+    attempt = probe._Attempt(probe.ChildConfig(Path("."), Path("."), Path("."), ["p"], 0), ["p"], probe.ChildLimits(),
+                             0, budget, time.monotonic() + 60)
+    parsed = []
+    attempt._event = parsed.append
+    attempt._line(b"x" * (probe.MAX_LINE_BYTES + 1))
+    attempt._line(b"[" + b"[]," * probe.MAX_LINE_ELEMENTS + b"[]]")
+    assert parsed == [] and len(attempt.tampered) == 2
+    line = b"[" + b"[]," * 60_000 + b"[]]"  # counted as 120,002 values (an upper bound)
+    attempt._line(line)
+    again = probe._Attempt(attempt.config, ["p"], probe.ChildLimits(), 1, budget, time.monotonic() + 60)
+    again._event = parsed.append
+    again._line(line)
+    assert parsed == [line] and budget.elements_left == 200_000 - 120_002 and len(again.tampered) == 1
+
+
+# ------------------------------------------------- holes 6, 8, 9: the strong sandbox as a whole
+
+
+def _run_boxed(code: str, memory_mib: int = 512, processes: int = 64, tmp_inodes: int = 4096) -> subprocess.CompletedProcess:
+    """`python -c code` in the strong sandbox as the grader confines a child (slot uid, control group,
+    scratch tmpfs, seccomp filter)."""
+    with sandbox.UidSlot() as slot, tempfile.TemporaryDirectory() as scratch:
+        program = sandbox.seccomp_program()
+        read_end = None
+        pass_fds = ()
+        if program is not None:
+            import os
+
+            read_end, write_end = os.pipe()
+            os.write(write_end, program)
+            os.close(write_end)
+            pass_fds = (read_end,)
+        group = cgroups.create(memory_mib, processes)
+        try:
+            argv, _ = sandbox.bwrap_command({}, slot.uid, Path(scratch), read_end, ["-c", code])
+            prefix = sandbox.confine_prefix(Path(scratch), group.procs_files if group else [], 16, tmp_inodes)
+            return subprocess.run(prefix + argv, capture_output=True, text=True, timeout=120, pass_fds=pass_fds)
+        finally:
+            if group is not None:
+                group.remove()
+            if read_end is not None:
+                import os
+
+                os.close(read_end)
+
+
+KEYRING = textwrap.dedent("""
+    import ctypes, ctypes.util, errno
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    SYS = {"x86_64": (248, 250), "aarch64": (217, 219)}[__import__("os").uname().machine]
+    key = libc.syscall(SYS[0], b"user", b"@@NAME@@", b"hello", 5, -4)   # add_key(..., KEY_SPEC_USER_KEYRING)
+    add_errno = ctypes.get_errno()
+    ctl = libc.syscall(SYS[1], 0, -4, 0)                                  # keyctl(KEYCTL_GET_KEYRING_ID, user)
+    print(key, add_errno, ctl, ctypes.get_errno())
+""")
+
+
+@needs_strong
+def test_graded_code_cannot_use_the_kernel_keyring():
+    """Keys outlive the sandbox and are readable across slot uids once granted: add_key and keyctl fail."""
+    out = _run_boxed(KEYRING.replace("@@NAME@@", k.token()))
+    assert out.returncode == 0, out.stderr[-2000:]
+    key, add_errno, ctl, ctl_errno = map(int, out.stdout.split())
+    assert (key, add_errno) == (-1, errno.EPERM) and (ctl, ctl_errno) == (-1, errno.EPERM), out.stdout
+
+
+def test_the_seccomp_program_is_well_formed():
+    """Classic BPF: 8-byte instructions; every jump lands inside the program; the last two are returns."""
+    import struct
+
+    for machine in sandbox.KEYRING_SYSCALLS:
+        code = sandbox.seccomp_program(machine)
+        rows = [struct.unpack("<HBBI", code[i:i + 8]) for i in range(0, len(code), 8)]
+        for index, (op, jt, jf, _) in enumerate(rows):
+            if op in (0x15, 0x35):
+                assert index + 1 + max(jt, jf) < len(rows)
+        assert [r[0] for r in rows[-2:]] == [0x06, 0x06] and rows[-1][3] == 0x00050001
+    assert sandbox.seccomp_program("sparc") is None
+
+
+@needs_strong
+def test_the_sandbox_tmpfs_has_an_inode_cap():
+    out = _run_boxed("import os\nfor i in range(100000):\n    open(f'/tmp/{i}', 'w').close()\n", tmp_inodes=500)
+    assert "No space left on device" in out.stderr, out.stderr[-2000:]
+
+
+@needs_strong
+def test_memory_is_bounded_for_the_whole_sandbox():
+    """Four forked children of 300 MiB each, each far under the 512 MiB limit: together they are not."""
+    code = textwrap.dedent("""
+        import os, time
+        kids = []
+        for _ in range(4):
+            pid = os.fork()
+            if pid == 0:
+                block = bytearray(300 << 20)
+                for i in range(0, len(block), 4096):
+                    block[i] = 1
+                time.sleep(3)
+                os._exit(0)
+            kids.append(pid)
+        codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in kids]
+        print(codes)
+    """)
+    with HostMemory() as host:
+        out = _run_boxed(code, memory_mib=512)
+    assert "-9" in out.stdout or out.returncode != 0, (out.stdout, out.stderr[-2000:])  # somebody was OOM-killed
+    assert host.lost_mib <= 512 + 256, host.lost_mib
+
+
+@needs_strong
+def test_fan_out_attack_costs_the_host_at_most_the_problems_memory(tmp_path):
+    """Five forked children of 1200 MiB each pass a 1536 MiB per-process limit: the red team's host lost
+    6 GB. Now the whole sandbox holds the problem's memory limit."""
+    tok = k.token()
+    attacked = k.build(tmp_path / "fan", {OPS: k.compose(k.source("reference", OPS), OPS, "limits_fan_out", "call",
+                                                          mib=1200, token=tok)})
+    with HostMemory() as host:
+        k.grade(attacked, ["ops"], {"probe_seconds": 30, "wall_seconds": 60})
+    print(f"fan-out: host lost at most {host.lost_mib:.0f} MiB")
+    assert host.lost_mib <= 1536 + 512, host.lost_mib
+    assert k.wait_gone(tok) == []
+
+
+@needs_strong
+def test_inode_flood_costs_the_host_bounded_kernel_memory(tmp_path):
+    """Two million empty files in the private /tmp: the red team's host grew 2.5 GB of slab."""
+    attacked = k.build(tmp_path / "inodes", {OPS: k.compose(k.source("reference", OPS), OPS, "limits_inode_flood", "call")})
+    with HostMemory() as host:
+        result = k.grade(attacked, ["ops"], {"probe_seconds": 30, "wall_seconds": 60})
+    print(f"inode flood: slab grew at most {host.slab_growth_mib:.0f} MiB")
+    assert host.slab_growth_mib <= 512, host.slab_growth_mib
+    k.assert_normal(result, "ops")  # the flood stopped at the cap; the correct code is graded as it is
