@@ -2,14 +2,24 @@
 
 Parameters are found through `named_parameters()` (any attribute names) and set
 to fixed values chosen by their shape, so outputs can be compared whatever the
-student's initialisation.
+student's initialisation. What is sent is bounded whatever the student's modules hold: at most
+MAX_PARAMETERS shapes (with the true count) and MAX_VALUES values per tensor.
 """
+
+import itertools
 
 import numpy as np
 
 import minitorch
 from probekit import PROBES, capture, probe  # noqa: F401
 from project import run_sentiment as hw
+
+
+#: values sent per tensor (the probes' largest output has 30): a larger one is described, not sent
+MAX_VALUES = 4096
+#: parameters (and dimensions per shape) sent: the contract's modules have 2 and 4 parameters of 1-2 dims
+MAX_PARAMETERS = 64
+MAX_DIMS = 16
 
 
 def fixed(shape, salt=0):
@@ -19,7 +29,18 @@ def fixed(shape, salt=0):
 
 
 def param_shapes(module):
-    return [[name, list(p.value.shape)] for name, p in module.named_parameters()]
+    """[name, shape] of the module's first MAX_PARAMETERS parameters (shapes: their first MAX_DIMS sizes)."""
+    return [[name, list(p.value.shape)[:MAX_DIMS]] for name, p in first_parameters(module)]
+
+
+def first_parameters(module):
+    """The module's first MAX_PARAMETERS (name, parameter) pairs."""
+    return list(itertools.islice(module.named_parameters(), MAX_PARAMETERS))
+
+
+def shape_record(module):
+    """{"shapes": the sorted shapes sent (at most MAX_PARAMETERS), "count": how many parameters there are}."""
+    return {"shapes": sorted(s for _, s in param_shapes(module)), "count": len(list(module.named_parameters()))}
 
 
 def assign(module):
@@ -33,6 +54,11 @@ def assign(module):
 
 
 def values(t):
+    """The tensor's values as nested lists; a tensor of more than MAX_VALUES values as a short description
+    (no value of the contract's is that large: the judge reports it as not numbers)."""
+    size = int(np.prod(t.shape, dtype=np.float64))
+    if size > MAX_VALUES:
+        return f"a tensor of shape {tuple(t.shape[:MAX_DIMS])} ({size:.0f} values, too many to send)"
     return np.asarray(t.to_numpy(), dtype=np.float64).tolist()
 
 
@@ -40,9 +66,7 @@ def values(t):
 def linear_parameters(_):
     out = []
     for n_in, n_out in ((5, 3), (7, 1), (2, 6)):
-        layer = hw.Linear(n_in, n_out)
-        shapes = sorted(s for _, s in param_shapes(layer))
-        out.append({"shapes": shapes, "count": len(shapes)})
+        out.append(shape_record(hw.Linear(n_in, n_out)))
     return out
 
 
@@ -55,7 +79,7 @@ def linear_forward(_):
         assign(layer)
         x = minitorch.tensor(rng.uniform(-1, 1, (batch, n_in)))
         y = layer.forward(x)
-        out.append({"shape": list(y.shape), "values": values(y)})
+        out.append({"shape": list(y.shape)[:MAX_DIMS], "values": values(y)})
     return out
 
 
@@ -67,7 +91,7 @@ def linear_gradients(_):
     x = minitorch.tensor(rng.uniform(-1, 1, (5, 4)), requires_grad=True)
     g = rng.uniform(-1, 1, (5, 3))
     (layer.forward(x) * minitorch.tensor(g)).sum().backward()
-    grads = {tuple(p.value.shape): p.value.grad for _, p in layer.named_parameters()}
+    grads = {tuple(p.value.shape): p.value.grad for _, p in first_parameters(layer)}
     return {
         "x": values(x.grad),
         "params": {str(list(s)): (None if gr is None else values(gr)) for s, gr in sorted(grads.items())},
@@ -76,9 +100,7 @@ def linear_gradients(_):
 
 @probe("network_parameters")
 def network_parameters(_):
-    model = hw.Network(embedding_dim=6, hidden_dim=4, dropout_prob=0.5)
-    shapes = sorted(s for _, s in param_shapes(model))
-    return {"shapes": shapes, "count": len(shapes)}
+    return shape_record(hw.Network(embedding_dim=6, hidden_dim=4, dropout_prob=0.5))
 
 
 def _network(dropout):
@@ -98,7 +120,7 @@ def network_forward_eval(_):
         model.eval()
         x = minitorch.tensor(rng.uniform(-1, 1, (batch, length, 6)))
         y = model.forward(x)
-        out.append({"shape": list(y.shape), "values": values(y)})
+        out.append({"shape": list(y.shape)[:MAX_DIMS], "values": values(y)})
     return out
 
 
@@ -121,7 +143,7 @@ def network_gradients(_):
     g = rng.uniform(-1, 1, (5,))
     (model.forward(x) * minitorch.tensor(g)).sum().backward()
     grads = {}
-    for _, p in model.named_parameters():
+    for _, p in first_parameters(model):
         grads[str(list(p.value.shape))] = None if p.value.grad is None else values(p.value.grad)
     return dict(sorted(grads.items()))
 

@@ -150,6 +150,50 @@ def loop_loss(student, reference, options) -> Verdict:
     return Verdict(1.0, f"the loss backpropagated at {len(steps)} steps is the batch's mean binary cross-entropy")
 
 
+#: points of the loss curve a figure (and so the report and the gradebook) keeps, whatever the child sent
+MAX_FIGURE_POINTS = 2000
+
+
+def _count(value: Any, default: int) -> int:
+    """A count the probe sent (a non-negative int), else `default`."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else default
+
+
+def _number_or_nan(v: Any) -> float:
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        try:
+            return float(v)
+        except OverflowError:
+            return float("inf") if v > 0 else float("-inf")
+    return float("nan")
+
+
+def loss_curve(value: Dict[str, Any], cap: int = MAX_FIGURE_POINTS) -> Dict[str, Any]:
+    """The accuracy run's loss curve, bounded: at most `cap` points evenly spread over what was sent.
+
+    `losses` are the values log_fn received (the probe sends an even sample when there were many),
+    `calls` the number of the log_fn call each came from (1, 2, ... for a normal loop: the epochs),
+    `log_calls` how many calls there were in all. Non-numbers become NaN (a gap in the curve).
+    """
+    losses = value.get("losses") if isinstance(value.get("losses"), list) else []
+    calls = value.get("loss_calls")
+    if not (isinstance(calls, list) and len(calls) == len(losses) and all(_count(c, -1) >= 0 for c in calls)):
+        calls = list(range(1, len(losses) + 1))
+    if len(losses) > cap:
+        keep = np.unique(np.linspace(0, len(losses) - 1, cap).round().astype(int))
+        losses, calls = [losses[i] for i in keep], [calls[i] for i in keep]
+    return {"losses": [_number_or_nan(v) for v in losses], "calls": list(calls),
+            "log_calls": _count(value.get("log_calls"), len(losses))}
+
+
+def _log_note(log_calls: int, epochs: Any) -> str:
+    """A word on a loop that called log_fn more often than once per epoch (not graded: logging only)."""
+    if not isinstance(epochs, int) or log_calls <= epochs:
+        return ""
+    return (f"; log_fn was called {log_calls:,} times in {epochs} epochs (the course calls it once per epoch; "
+            "extra calls are not graded, the figure shows an even sample of their losses)")
+
+
 def heldout_accuracy(student, reference, options) -> Verdict:
     """Accuracy of the returned probabilities on the hidden labels: full marks at the target, partial above chance."""
     target = float(options.get("target", 0.75))
@@ -176,21 +220,29 @@ def heldout_accuracy(student, reference, options) -> Verdict:
     acc = float(np.mean((probs > 0.5) == (labels > 0.5)))
     ref_acc = float(np.mean((to_array(reference.value["probabilities"]) > 0.5) == (labels > 0.5)))
     fraction = 1.0 if acc >= target else max(0.0, (acc - floor) / (target - floor))
-    figure = {"kind": "training", "losses": value.get("losses") if isinstance(value.get("losses"), list) else [],
-              "accuracy": acc, "target": target}
+    curve = loss_curve(value)
+    figure = {"kind": "training", **curve, "accuracy": acc, "target": target}
     run = value.get("run") if isinstance(value.get("run"), dict) else {}
     how = ""
     if run.get("optimizer") == "SGD":
         how = f"; your loop steps an SGD optimizer, so it was trained {run.get('epochs')} epochs at learning rate {run.get('learning_rate')}"
     message = f"held-out accuracy {acc:.1%} (target {target:.0%}; the reference loop reaches {ref_acc:.1%}{how})"
+    message += _log_note(curve["log_calls"], run.get("epochs"))
     if fraction < 1.0:
         message += ": check that every step takes one batch, computes the loss, calls backward and steps the optimizer"
     return Verdict(fraction, message, figure=figure)
 
 
 def _steps(run: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The steps the probe recorded (the first ones: it keeps a bounded number)."""
     steps = run.get("steps") if isinstance(run, dict) else None
     return [s for s in steps if isinstance(s, dict)] if isinstance(steps, list) else []
+
+
+def _step_count(run: Dict[str, Any]) -> int:
+    """How many optimizer steps the run took (all of them, also those past the recorded ones)."""
+    recorded = len(_steps(run))
+    return max(recorded, _count(run.get("step_count"), recorded)) if isinstance(run, dict) else recorded
 
 
 def _leftover_step(steps: List[Dict[str, Any]]) -> Optional[Tuple[int, int]]:
@@ -213,7 +265,7 @@ def gradients_cleared(student, reference, options) -> Verdict:
     """
     value = student.value if isinstance(student.value, dict) else {}
     plain, validation = value.get("plain") or {}, value.get("validation") or {}
-    want = len(_steps(reference.value["plain"]))
+    want = _step_count(reference.value["plain"])
     steps = _steps(plain)
     if not plain.get("backward_calls"):
         return Verdict(0.0, "the training loop never called loss.backward()")
@@ -236,23 +288,28 @@ def gradients_cleared(student, reference, options) -> Verdict:
     if empty:
         return Verdict(0.0, f"optimizer step {empty[0]} found no gradient on any parameter (zero_grad() between "
                             "backward() and step()?)")
-    if len(steps) != want:
+    if _step_count(plain) != want:
         epochs = int(reference.value.get("epochs", 1)) or 1
-        return Verdict(0.0, f"{len(steps)} optimizer steps for {want} batches ({epochs} epochs of {want // epochs}): "
-                            "one step per batch")
-    want_val = len(_steps(reference.value["validation"]))
-    if with_validation and len(with_validation) != want_val:
-        return Verdict(0.0, f"with validation data, {len(with_validation)} optimizer steps for {want_val} training "
+        return Verdict(0.0, f"{_step_count(plain):,} optimizer steps for {want} batches ({epochs} epochs of "
+                            f"{want // epochs}): one step per batch")
+    want_val = _step_count(reference.value["validation"])
+    got_val = _step_count(validation) if with_validation else 0
+    if with_validation and got_val != want_val:
+        return Verdict(0.0, f"with validation data, {got_val:,} optimizer steps for {want_val} training "
                             "batches: the loop must not step on the validation data")
     return Verdict(1.0, "every optimizer step used one batch's gradients")
 
 
-def _trained(run: Dict[str, Any]) -> List[Tuple[bool, List[Any]]]:
-    """(training mode, rows) of the forwards whose output reached a backward pass."""
+def _trained(run: Dict[str, Any]) -> List[Tuple[bool, List[Any], int]]:
+    """(training mode, rows, number of rows) of the forwards whose output reached a backward pass.
+
+    The probe sends [training, rows, size] (rows: the first ones of a large batch) or [training, rows].
+    """
     trained = run.get("trained") if isinstance(run, dict) else None
     if not isinstance(trained, list):
         return []
-    return [(t[0] is True, t[1]) for t in trained if isinstance(t, list) and len(t) == 2 and isinstance(t[1], list)]
+    return [(t[0] is True, t[1], max(len(t[1]), _count(t[2], 0) if len(t) == 3 else 0))
+            for t in trained if isinstance(t, list) and len(t) in (2, 3) and isinstance(t[1], list)]
 
 
 def _whole_set_message(sizes: List[int], examples: int, batch_size: int) -> str:
@@ -277,14 +334,22 @@ def minibatches(student, reference, options) -> Verdict:
     """
     value = student.value if isinstance(student.value, dict) else {}
     examples, batch_size, epochs = (int(reference.value[k]) for k in ("examples", "batch_size", "epochs"))
-    trained = [rows for training, rows in _trained(value.get("plain") or {}) if training]
+    plain = value.get("plain") if isinstance(value.get("plain"), dict) else {}
+    forwards = _trained(plain)
+    trained = [(rows, size) for training, rows, size in forwards if training]
     if not trained:
         return Verdict(0.0, "no forward pass in training mode reached loss.backward()")
-    oversize = [len(rows) for rows in trained if len(rows) > batch_size]
+    oversize = [size for _, size in trained if size > batch_size]
     if len(oversize) > epochs:
         return Verdict(0.0, _whole_set_message(oversize, examples, batch_size), misconception="whole-set-every-batch")
     if oversize:
         return Verdict(0.0, f"a training batch of {oversize[0]} examples for batch_size {batch_size}")
+    total = _count(plain.get("trained_count"), len(forwards))
+    if total > len(forwards):  # the probe kept the first ones only: far more forwards than batches
+        batches = _step_count(reference.value["plain"])
+        return Verdict(0.0, f"{total:,} forward passes reached loss.backward() for {batches} batches "
+                            f"({epochs} epochs): one forward and one backward pass per batch")
+    trained = [rows for rows, _ in trained]
     counts = np.zeros(examples, dtype=int)
     for rows in trained:
         for r in rows:

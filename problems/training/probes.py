@@ -18,6 +18,9 @@ The loop probes only observe (plain data for the parent's judges):
   the loop trained on). It also stops, early and with a clear record, a loop
   that feeds the whole training set as every batch (it would otherwise train
   for minutes and hit the time limit).
+
+Every list returned is bounded in size whatever the loop does (see "bounded results"): a loop
+that calls log_fn a million times sends an even sample of its losses and the count of calls.
 """
 
 import os
@@ -47,6 +50,56 @@ def as_lists(x):
 
 def quiet_log(*args, **kwargs):
     pass
+
+
+# --------------------------------------------------------------------------- bounded results
+#
+# Every list a probe returns grows with what the student's loop does (log_fn calls, optimizer steps,
+# forwards), so each is capped here, before it is sent: a normal loop's lists are far below the caps
+# and are sent whole; past a cap, the total is sent with a bounded sample.
+
+#: points kept of the loss curve (an even sample of the log_fn calls, the last call always included)
+MAX_LOSS_POINTS = 2000
+#: optimizer steps and trained forwards kept per audited run (the loop probe's runs have 8 batches)
+MAX_STEPS = 1000
+MAX_TRAINED = 1000
+#: row indices kept per trained forward (the loop probe's data has 66 distinct rows)
+MAX_ROWS = 256
+#: modes kept per kind of forward in `eval_mode` (past it, only a mode not yet kept is added)
+MAX_MODES = 1000
+
+
+class Thinned:
+    """An even sample of at most `cap` + 1 values of a stream of unknown length, with its total.
+
+    Keeps every `stride`-th value (calls 1, 1 + stride, 1 + 2 stride, ...); when more than `cap`
+    are kept, every other one is dropped and the stride doubles. The last value is always sent.
+    Below the cap, every value is kept: `points()` is the whole stream.
+    """
+
+    def __init__(self, cap):
+        self.cap, self.count, self.stride = cap, 0, 1
+        self.kept, self.last = [], None  # [call number from 1, value]
+
+    def add(self, value):
+        self.count += 1
+        self.last = [self.count, value]
+        if (self.count - 1) % self.stride == 0:
+            self.kept.append(self.last)
+            if len(self.kept) > self.cap:
+                self.kept = self.kept[::2]
+                self.stride *= 2
+
+    def points(self):
+        """[call number, value] of the kept values, in call order, the last call included."""
+        if self.last is not None and (not self.kept or self.kept[-1][0] != self.count):
+            return self.kept + [self.last]
+        return list(self.kept)
+
+
+def capped(items, cap):
+    """At most `cap` items of a list (the first ones)."""
+    return items if len(items) <= cap else items[:cap]
 
 
 @probe("bce_values")
@@ -173,8 +226,10 @@ class LoopAudit:
         self.losses = []  # {"loss", "out", "y"} of the first backward passes fed by one training forward
         self.passes = {}  # id(value) -> [value, count]; the value is kept so its id is not reused
         self.backwards = 0
-        self.steps = []
-        self.trained = []  # [training, rows] of the forwards whose output reached a backward pass
+        self.steps = []  # the first MAX_STEPS steps ({"with_grad", "passes"}); step_count counts them all
+        self.step_count = 0
+        self.trained = []  # [training, rows, len(rows)] of the first MAX_TRAINED forwards that reached a backward
+        self.trained_count = 0  # rows: the first MAX_ROWS
         self._counted = set()
         self._backprop = autodiff.backpropagate
         self._steps = {cls: cls.__dict__["step"] for cls in (optim.SGD, optim.Adam) if "step" in cls.__dict__}
@@ -221,7 +276,9 @@ class LoopAudit:
         for i, (training, rows, out) in enumerate(forwards):
             if i not in self._counted and id(out) in ids:
                 self._counted.add(i)
-                self.trained.append([training, rows])
+                self.trained_count += 1
+                if len(self.trained) < MAX_TRAINED:
+                    self.trained.append([training, capped(rows, MAX_ROWS), len(rows)])
 
     def step_wrapper(self, original):
         audit = self
@@ -235,7 +292,9 @@ class LoopAudit:
                 with_grad += 1
                 entry = audit.passes.get(id(v))
                 counts.append(entry[1] if entry is not None and entry[0] is v else 0)
-            audit.steps.append({"with_grad": with_grad, "passes": max(counts, default=0)})
+            audit.step_count += 1
+            if len(audit.steps) < MAX_STEPS:
+                audit.steps.append({"with_grad": with_grad, "passes": max(counts, default=0)})
             return original(optimizer, *args, **kwargs)
 
         return step
@@ -270,8 +329,8 @@ def _audited_run(X, y, rows, batch_size, epochs, data_val=None, catch=False):
             if not catch:
                 raise
             error = error_record(exc)["__error__"]
-    return {"backward_calls": audit.backwards, "steps": audit.steps, "trained": audit.trained, "error": error,
-            "losses": audit.losses}
+    return {"backward_calls": audit.backwards, "steps": audit.steps, "step_count": audit.step_count,
+            "trained": audit.trained, "trained_count": audit.trained_count, "error": error, "losses": audit.losses}
 
 
 @probe("loop")
@@ -320,9 +379,18 @@ def eval_mode(inputs_dir):
     dummy_labels = [0.0] * len(X_val)
     trainer.train((as_lists(X), as_lists(y)), learning_rate=0.01, batch_size=20, max_epochs=2,
                   data_val=(as_lists(X_val), dummy_labels), log_fn=quiet_log)
+    return mode_lists(ModeNetwork.calls)
+
+
+def mode_lists(calls):
+    """The modes (True, False, or None for anything else) of the validation and training forwards, each list
+    bounded: the first MAX_MODES, then only a mode not kept yet (what the judge reads: which modes occurred)."""
     modes = {"validation": [], "training": []}
-    for is_val, training in ModeNetwork.calls:
-        modes["validation" if is_val else "training"].append(training)
+    for is_val, training in calls:
+        kept = modes["validation" if is_val else "training"]
+        mode = training if isinstance(training, bool) else None
+        if len(kept) < MAX_MODES or not any(m is mode for m in kept):
+            kept.append(mode)
     return modes
 
 
@@ -377,11 +445,11 @@ def accuracy(inputs_dir):
     rows = {f: i for i, f in enumerate(fingerprints(X))}
     model = WatchedNetwork(embedding_dim=X.shape[2]).setup(rows, 32, record=False, trip_after=2)
     trainer.model = model
-    losses = []
+    losses = Thinned(MAX_LOSS_POINTS)
 
     def log_fn(epoch, train_loss, *rest):
         model.epoch_end()
-        losses.append(float(train_loss))
+        losses.add(float(train_loss))
 
     try:
         trainer.train((as_lists(X), as_lists(y)), learning_rate=learning_rate, batch_size=32, max_epochs=epochs,
@@ -392,5 +460,7 @@ def accuracy(inputs_dir):
         return {"whole_set": model.tripped}
     model.eval()
     probs = model.forward(minitorch.tensor(X_held)).to_numpy()
-    return {"probabilities": as_lists(probs.reshape(-1)), "losses": losses,
+    points = losses.points()
+    return {"probabilities": as_lists(probs.reshape(-1)), "losses": [v for _, v in points],
+            "loss_calls": [n for n, _ in points], "log_calls": losses.count,
             "run": {"optimizer": optimizer, "learning_rate": learning_rate, "epochs": epochs}}
