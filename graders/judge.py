@@ -401,7 +401,7 @@ def timed_derivatives_problem(rows: List[Dict[str, Any]], ref_rows: List[Dict[st
 def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
     """Doubling the largest graph must not much more than double the time.
 
-    Timed in CPU time that the parent reads from the kernel (/proc/<pid>/schedstat) at
+    Timed in CPU time that the parent reads from the kernel (the process CPU clocks of the child's whole tree: every thread and process) at
     marks the child sends before and after each run (it waits for each to be read): code
     in the child cannot fake it, and waiting for a busy CPU does not count. Robust: best of 3 runs per size (up to 16000 nodes, where a quadratic term
     dominates), and the largest pair measured twice; load can only slow a run down,
