@@ -24,6 +24,7 @@ import secrets
 import signal
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional
@@ -111,8 +112,9 @@ class ProcessGroup:
         return sorted(found)
 
     def remove(self) -> None:
-        """Kill whatever is left in the group, then remove it (retried: the kernel frees it lazily)."""
-        for _ in range(50):
+        """Kill whatever is left in the group, then remove it (retried for up to 10 s: killed tasks
+        leave the group lazily; a group still busy then is swept by a later `create`)."""
+        for _ in range(200):
             left = self.pids()
             for pid in left:
                 try:
@@ -129,6 +131,25 @@ class ProcessGroup:
 
 
 _said = threading.Event()
+#: a group of ours this much older than any child lives is stale (its grader was killed before cleaning up)
+STALE_SECONDS = 15 * 60
+
+
+def _sweep(parents: Dict[str, Path]) -> None:
+    """Remove empty groups of ours left by killed graders (only old ones: a new group is empty until
+    its child joins)."""
+    now = time.time()
+    for parent in set(parents.values()):
+        try:
+            stale = [d for d in parent.glob(PREFIX + "*") if now - d.stat().st_mtime > STALE_SECONDS]
+        except OSError:
+            continue
+        for directory in stale:
+            try:
+                if not (directory / "cgroup.procs").read_text().split():
+                    directory.rmdir()
+            except OSError:
+                continue
 
 
 def create(memory_mib: int, processes: int) -> Optional[ProcessGroup]:
@@ -136,6 +157,7 @@ def create(memory_mib: int, processes: int) -> Optional[ProcessGroup]:
     parents = _parents()
     if parents is None:
         return _unavailable("no writable cgroup (v2 with memory+pids delegated, or v1 memory and pids)")
+    _sweep(parents)
     name = PREFIX + secrets.token_hex(6)
     v2 = parents["memory"] == parents["pids"]
     dirs = [parents["memory"] / name] if v2 else [parents["memory"] / name, parents["pids"] / name]

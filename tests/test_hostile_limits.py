@@ -305,3 +305,22 @@ def test_inode_flood_costs_the_host_bounded_kernel_memory(tmp_path):
     print(f"inode flood: slab grew at most {host.slab_growth_mib:.0f} MiB")
     assert host.slab_growth_mib <= 512, host.slab_growth_mib
     k.assert_normal(result, "ops")  # the flood stopped at the cap; the correct code is graded as it is
+
+
+@needs_strong
+def test_stale_empty_groups_are_swept_and_fresh_ones_kept():
+    """A grader killed before its cleanup leaves an empty control group; the next one removes it, but
+    never a group created moments ago (empty until its child joins)."""
+    import os
+
+    stale, fresh = cgroups.create(64, 8), cgroups.create(64, 8)
+    assert stale is not None and fresh is not None
+    try:
+        for directory in stale.dirs:
+            os.utime(directory, (time.time() - 2 * cgroups.STALE_SECONDS,) * 2)
+        later = cgroups.create(64, 8)
+        later.remove()
+        assert not any(d.exists() for d in stale.dirs) and all(d.exists() for d in fresh.dirs)
+    finally:
+        fresh.remove()
+        stale.remove()
