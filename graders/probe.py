@@ -320,19 +320,24 @@ class _Attempt:
                 try:
                     self._line(bytes(line))
                 except Exception:  # student code can read the nonce: a hostile event is never a grader fault
-                    self.tampered.append("a malformed event on the result channel")
+                    self._tamper("a malformed event on the result channel")
             if self.done:
                 return
+
+    def _tamper(self, note: str) -> None:
+        """Keep a note of tampering: each distinct note once, at most MAX_NOTES of them."""
+        if note not in self.tampered and len(self.tampered) < MAX_NOTES:
+            self.tampered.append(note)
 
     def _line(self, line: bytes) -> None:
         """Bound a line before parsing it: its size, and its JSON elements (at most one per `[`, `{`
         or `,`: counted in C, no Python object made) against this line's and the whole run's budget."""
         if len(line) > MAX_LINE_BYTES:
-            self.tampered.append("a result line longer than the harness ever sends")
+            self._tamper("a result line longer than the harness ever sends")
             return
         elements = line.count(b"[") + line.count(b"{") + line.count(b",")
         if elements > MAX_LINE_ELEMENTS or elements > self.budget.elements_left:
-            self.tampered.append("a result with more values than the harness ever sends")
+            self._tamper("a result with more values than the harness ever sends")
             return
         self.budget.elements_left -= elements
         self._event(line)
@@ -341,10 +346,10 @@ class _Attempt:
         try:
             event = json.loads(line)
         except (ValueError, RecursionError):
-            self.tampered.append("unparsable line on the result channel")
+            self._tamper("unparsable line on the result channel")
             return
         if not isinstance(event, dict) or event.get("nonce") != self.nonce:
-            self.tampered.append("a line without the run's nonce on the result channel")
+            self._tamper("a line without the run's nonce on the result channel")
             return
         kind = event.get("event")
         if kind == "loaded":
@@ -352,13 +357,13 @@ class _Attempt:
             if not isinstance(missing, list) or not all(isinstance(m, str) for m in missing) or not (
                 error is None or isinstance(error, dict)
             ):
-                self.tampered.append("a malformed 'loaded' event")
+                self._tamper("a malformed 'loaded' event")
                 return
             self.loaded = event
         elif kind == "start":
             probe = event.get("probe")
             if probe not in self.probes or probe in self.results:
-                self.tampered.append(f"unexpected start of probe {probe!r}")
+                self._tamper(f"unexpected start of probe {_short(probe)}")
                 return
             self.current, self.current_started = probe, time.monotonic()
             self.marks = {}
@@ -368,7 +373,7 @@ class _Attempt:
             self._result(event)
         elif kind == "fault":
             err = event.get("error") if isinstance(event.get("error"), dict) else {}
-            self.fault = f"harness fault: {err.get('type')}: {err.get('message')}"
+            self.fault = f"harness fault: {str(err.get('type'))[:200]}: {str(err.get('message'))[:2000]}"
             self.reason = self.fault
         elif kind == "policy":
             module = event.get("module")
@@ -377,7 +382,7 @@ class _Attempt:
         elif kind == "done":
             self.done = True
         else:
-            self.tampered.append(f"unknown event {kind!r}")
+            self._tamper(f"unknown event {_short(kind)}")
 
     def _mark(self, event: Dict[str, Any]) -> None:
         """Stamp a timing mark with the child's CPU clock as the KERNEL reports it (the child cannot
@@ -385,7 +390,7 @@ class _Attempt:
         now = _tree_cpu_seconds(self.proc.pid) if self.proc is not None else None
         label = event.get("label")
         if event.get("probe") != self.current or not isinstance(label, str) or len(label) > 64:
-            self.tampered.append("a malformed timing mark")
+            self._tamper("a malformed timing mark")
         elif self.marks is not None:
             if label in self.marks or len(self.marks) >= MAX_MARKS or now is None:
                 self.marks = None  # a label sent twice (somebody else sends marks), or no CPU clock
@@ -400,12 +405,12 @@ class _Attempt:
     def _result(self, event: Dict[str, Any]) -> None:
         probe = event.get("probe")
         if probe != self.current:
-            self.tampered.append(f"result for probe {probe!r} that is not running")
+            self._tamper(f"result for probe {_short(probe)} that is not running")
             return
         status = event.get("status")
         seconds = float(event.get("seconds") or 0.0) if isinstance(event.get("seconds"), (int, float)) else 0.0
         if status == "ok" and _nesting(event.get("value")) > MAX_NESTING:
-            self.tampered.append(f"a result for probe {probe!r} nested deeper than the harness ever sends")
+            self._tamper(f"a result for probe {_short(probe)} nested deeper than the harness ever sends")
             return
         if status == "ok":
             outcome = ProbeOutcome(probe, "ok", value=event.get("value"), seconds=seconds, marks=self.marks)
@@ -417,7 +422,7 @@ class _Attempt:
                 error_message=str(err.get("message", ""))[:2000], line=line, seconds=seconds,
             )
         else:
-            self.tampered.append(f"malformed result for probe {probe!r}")
+            self._tamper(f"malformed result for probe {_short(probe)}")
             return
         self.results[probe] = outcome
         self.current = None
@@ -502,6 +507,17 @@ class ChannelBudget:
     bytes_left: int = CHANNEL_CAP
     #: JSON values kept for judging (the reference sends about 40,000 for a whole problem)
     elements_left: int = 2_000_000
+#: most distinct tampering notes kept per attempt
+MAX_NOTES = 20
+
+
+def _short(value: Any) -> str:
+    """A child-controlled value in a note: its repr, cut to 80 characters (a forged 1 M-character probe
+    id must not cost the parent 10 MB per line)."""
+    text = repr(value[:81] if isinstance(value, str) else value if not isinstance(value, (list, dict)) else type(value).__name__)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 #: most timing marks one probe may send
 MAX_MARKS = 256
 

@@ -268,33 +268,56 @@ def make_readable(path: Path) -> None:
 # ----------------------------------------------------------------- per-sandbox limits
 
 
-#: syscall numbers of the kernel keyring (add_key, request_key, keyctl) per machine, and its audit arch
-KEYRING_SYSCALLS = {"x86_64": (0xC000003E, (248, 249, 250)), "aarch64": (0xC00000B7, (217, 218, 219))}
+#: per machine: audit arch, syscalls refused outright (the kernel keyring: add_key, request_key, keyctl;
+#: flock and inotify: shared read-only files of the runtime would carry signals between sandboxes), fcntl
+SYSCALLS = {
+    "x86_64": (0xC000003E, (248, 249, 250, 73, 253, 294), 72),
+    "aarch64": (0xC00000B7, (217, 218, 219, 32, 26), 25),
+}
+#: fcntl commands refused: record locks (F_GETLK/SETLK/SETLKW and their OFD forms), leases, F_NOTIFY
+FCNTL_REFUSED = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
 _BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_JGE_K, _BPF_RET_K = 0x20, 0x15, 0x35, 0x06
 _SECCOMP_ALLOW, _SECCOMP_EPERM = 0x7FFF0000, 0x00050000 | 1
+#: offsets in struct seccomp_data: nr, arch, low half of args[1]
+_NR, _ARCH, _ARG1 = 0, 4, 24
 
 
 def seccomp_program(machine: Optional[str] = None) -> Optional[bytes]:
-    """A classic-BPF seccomp filter (struct sock_filter[]) that fails the keyring syscalls with EPERM.
-
-    Keys live in the kernel beyond any sandbox and are readable across uids once
-    granted: two students graded at once could talk through them. Syscalls of a
-    foreign ABI (x32, i386 on x86_64) fail too. None on a machine not listed.
+    """A classic-BPF seccomp filter (struct sock_filter[]) failing with EPERM what lets two sandboxes
+    talk: the kernel keyring (keys outlive a sandbox and cross uids once granted), flock and fcntl
+    locks and inotify (the runtime's read-only files are the same inodes in every sandbox). Syscalls
+    of a foreign ABI (x32, i386 on x86_64) fail too. None on a machine not listed.
     """
     machine = machine or os.uname().machine
-    if machine not in KEYRING_SYSCALLS:
+    if machine not in SYSCALLS:
         return None
-    arch, numbers = KEYRING_SYSCALLS[machine]
-    deny = 5 + len(numbers) + (1 if machine == "x86_64" else 0)  # index of the final EPERM return
-    code = [(_BPF_LD_W_ABS, 0, 0, 4), (_BPF_JEQ_K, 1, 0, arch), (_BPF_RET_K, 0, 0, _SECCOMP_EPERM),
-            (_BPF_LD_W_ABS, 0, 0, 0)]
+    arch, refused, fcntl_nr = SYSCALLS[machine]
+    # (op, jump-if-true label, jump-if-false label, k); labels resolve to relative jumps below
+    code = [(_BPF_LD_W_ABS, None, None, _ARCH), (_BPF_JEQ_K, "nr", "deny", arch), ("nr",),
+            (_BPF_LD_W_ABS, None, None, _NR)]
     if machine == "x86_64":  # x32 syscalls carry bit 30
-        code.append((_BPF_JGE_K, deny - len(code) - 1, 0, 0x40000000))
-    for number in numbers:
-        code.append((_BPF_JEQ_K, deny - len(code) - 1, 0, number))
-    code += [(_BPF_RET_K, 0, 0, _SECCOMP_ALLOW), (_BPF_RET_K, 0, 0, _SECCOMP_EPERM)]
-    assert len(code) == deny + 1
-    return b"".join(struct.pack("<HBBI", op, jt, jf, k) for op, jt, jf, k in code)
+        code.append((_BPF_JGE_K, "deny", None, 0x40000000))
+    code += [(_BPF_JEQ_K, "deny", None, number) for number in refused]
+    code += [(_BPF_JEQ_K, "fcntl", None, fcntl_nr), (_BPF_RET_K, None, None, _SECCOMP_ALLOW),
+             ("fcntl",), (_BPF_LD_W_ABS, None, None, _ARG1)]
+    code += [(_BPF_JEQ_K, "deny", None, command) for command in FCNTL_REFUSED]
+    code += [(_BPF_RET_K, None, None, _SECCOMP_ALLOW), ("deny",), (_BPF_RET_K, None, None, _SECCOMP_EPERM)]
+    return _assemble(code)
+
+
+def _assemble(code: List[tuple]) -> bytes:
+    """Resolve ("label",) markers into relative jump offsets and pack struct sock_filter rows."""
+    labels, rows = {}, []
+    for item in code:
+        if len(item) == 1:
+            labels[item[0]] = len(rows)
+        else:
+            rows.append(item)
+
+    def offset(label: Optional[str], index: int) -> int:
+        return 0 if label is None else labels[label] - index - 1
+
+    return b"".join(struct.pack("<HBBI", op, offset(jt, i), offset(jf, i), k) for i, (op, jt, jf, k) in enumerate(rows))
 
 
 #: the shell run (as root, in a new private mount namespace) before prlimit and bubblewrap: join the

@@ -242,7 +242,7 @@ def test_the_seccomp_program_is_well_formed():
     """Classic BPF: 8-byte instructions; every jump lands inside the program; the last two are returns."""
     import struct
 
-    for machine in sandbox.KEYRING_SYSCALLS:
+    for machine in sandbox.SYSCALLS:
         code = sandbox.seccomp_program(machine)
         rows = [struct.unpack("<HBBI", code[i:i + 8]) for i in range(0, len(code), 8)]
         for index, (op, jt, jf, _) in enumerate(rows):
@@ -324,3 +324,44 @@ def test_stale_empty_groups_are_swept_and_fresh_ones_kept():
     finally:
         fresh.remove()
         stale.remove()
+
+
+def test_child_controlled_strings_in_notes_are_cut_and_counted_once():
+    """Forged `start` events whose probe id is a million characters (repr: 10 bytes each) put the red
+    team's batch at 1.9 GB: a note quotes at most 80 characters, each distinct note once, at most 20."""
+    attempt = probe._Attempt(probe.ChildConfig(Path("."), Path("."), Path("."), ["p"], 0), ["p"], probe.ChildLimits(),
+                             0, probe.ChannelBudget(), time.monotonic() + 60)
+    for i in range(40):
+        attempt._event(json.dumps({"nonce": attempt.nonce, "event": "start", "probe": str(i) + "\U0001F600" * 200_000}).encode())
+    attempt._event(json.dumps({"nonce": attempt.nonce, "event": "fault", "error": {"type": "X" * 10**6, "message": "y" * 10**6}}).encode())
+    assert len(attempt.tampered) == probe.MAX_NOTES and max(map(len, attempt.tampered)) < 200
+    assert len(attempt.fault) < 2300
+
+
+@needs_strong
+def test_locks_and_inotify_on_the_shared_runtime_are_refused():
+    """The red team's covert channel: flock() on the runtime's read-only files (the same inodes in every
+    sandbox) signalled bits from one student to another in `batch --jobs 2`. Locks, lock queries and
+    inotify fail; ordinary fcntl (F_GETFD) and reading still work."""
+    code = textwrap.dedent("""
+        import errno, fcntl, os, struct
+        target = os.__file__
+        fd = os.open(target, os.O_RDONLY)
+        outcomes = []
+        for name, call in [("flock", lambda: fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)),
+                           ("lockf", lambda: fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)),
+                           ("getlk", lambda: fcntl.fcntl(fd, fcntl.F_GETLK, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 0, 0)))]:
+            try:
+                call(); outcomes.append(name + ":ok")
+            except OSError as exc:
+                outcomes.append(name + ":" + errno.errorcode[exc.errno])
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        outcomes.append("inotify:" + ("ok" if libc.inotify_init1(0) >= 0 else errno.errorcode[ctypes.get_errno()]))
+        outcomes.append("getfd:" + str(fcntl.fcntl(fd, fcntl.F_GETFD)))
+        outcomes.append("read:" + str(len(os.read(fd, 10))))
+        print(" ".join(outcomes))
+    """)
+    out = _run_boxed(code)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["flock:EPERM", "lockf:EPERM", "getlk:EPERM", "inotify:EPERM", "getfd:1", "read:10"], out.stdout
