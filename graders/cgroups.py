@@ -10,7 +10,8 @@ Both cgroup layouts are handled:
 - v2 (unified): a child group under the grader's own group, when that group
   delegates the `memory` and `pids` controllers (`cgroup.subtree_control`);
 - v1 (one hierarchy per controller, e.g. a hybrid host): a child group under the
-  grader's own group in the `memory` and `pids` hierarchies.
+  grader's own group in the `memory` and `pids` hierarchies (and `cpuacct`, when
+  mounted, for the CPU time of the whole tree).
 
 Where neither can be created (not root, read-only cgroupfs, no delegation) the
 sandbox runs without it and says so once; results record nothing different
@@ -62,11 +63,11 @@ def _parents() -> Optional[Dict[str, Path]]:
             return {"memory": parent, "pids": parent}
         return None
     found = {}
-    for controller in ("memory", "pids"):
+    for controller in ("memory", "pids", "cpuacct"):
         base = CGROUP_ROOT / controller
         if controller in own and (base / "cgroup.procs").exists():
             found[controller] = base / own[controller].lstrip("/")
-    return found if len(found) == 2 else None
+    return found if {"memory", "pids"} <= set(found) else None
 
 
 @dataclass
@@ -90,7 +91,7 @@ class ProcessGroup:
                 swap.write_text("0")
             (self.dirs[0] / "pids.max").write_text(str(processes))
             return
-        memory, pids = self.dirs
+        memory, pids = self.dirs[:2]
         (memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
         (pids / "pids.max").write_text(str(processes))
 
@@ -101,6 +102,21 @@ class ProcessGroup:
             return int((self.dirs[0] / name).read_text())
         except (OSError, ValueError):
             return None
+
+    def cpu_seconds(self) -> Optional[float]:
+        """CPU time charged to every task that was ever in the group, however it ended (v2 cpu.stat
+        usage_usec; v1 cpuacct.usage, when the cpuacct hierarchy is there); None where unavailable."""
+        try:
+            if self.v2:
+                for line in (self.dirs[0] / "cpu.stat").read_text().splitlines():
+                    if line.startswith("usage_usec "):
+                        return int(line.split()[1]) / 1e6
+                return None
+            if len(self.dirs) == 3:
+                return int((self.dirs[2] / "cpuacct.usage").read_text()) / 1e9
+        except (OSError, ValueError):
+            return None
+        return None
 
     def pids(self) -> List[int]:
         found = set()
@@ -160,7 +176,7 @@ def create(memory_mib: int, processes: int) -> Optional[ProcessGroup]:
     _sweep(parents)
     name = PREFIX + secrets.token_hex(6)
     v2 = parents["memory"] == parents["pids"]
-    dirs = [parents["memory"] / name] if v2 else [parents["memory"] / name, parents["pids"] / name]
+    dirs = [parents["memory"] / name] if v2 else [parents[c] / name for c in ("memory", "pids", "cpuacct") if c in parents]
     group = ProcessGroup(dirs=[], v2=v2)
     try:
         for directory in dirs:

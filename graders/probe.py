@@ -387,7 +387,9 @@ class _Attempt:
     def _mark(self, event: Dict[str, Any]) -> None:
         """Stamp a timing mark with the child's CPU clock as the KERNEL reports it (the child cannot
         fake it, and load on the machine barely changes it), then let the child go on."""
-        now = _tree_cpu_seconds(self.proc.pid) if self.proc is not None else None
+        now = self.group.cpu_seconds() if self.group is not None else None
+        if now is None and self.proc is not None:  # no control group: the live tree and what it reaped
+            now = _tree_cpu_seconds(self.proc.pid)
         label = event.get("label")
         if event.get("probe") != self.current or not isinstance(label, str) or len(label) > 64:
             self._tamper("a malformed timing mark")
