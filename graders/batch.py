@@ -15,6 +15,7 @@ dies with the batch), or a Dask cluster's executor.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import multiprocessing
 import os
@@ -152,10 +153,26 @@ def default_jobs() -> int:
 # --------------------------------------------------------------------- discovery
 
 
+#: longest submission name kept whole (UTF-8 bytes); an output folder name must stay under 255
+NAME_BYTES = 120
+
+
+def submission_name(raw: str) -> str:
+    """The entry name as it keys the gradebook and names the output folder: itself when printable and
+    short; else its one-line form cut to NAME_BYTES, plus 8 hex digits of the raw name's hash (two raw
+    names that escape alike stay two students; a long name never exceeds the file-name limit)."""
+    name = one_line(raw)
+    if name == raw and len(name.encode("utf-8")) <= NAME_BYTES:
+        return name
+    cut = name.encode("utf-8")[:NAME_BYTES].decode("utf-8", "ignore")
+    digest = hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"{cut}-{digest}"
+
+
 def discover(submissions_dir: Path, out_dir: Optional[Path] = None) -> Tuple[List[Entry], List[str]]:
     """(submissions, ignored entry names). Hidden entries and the output folder are skipped.
 
-    A submission is named by its entry name (without .zip) made one printable line (safetext.one_line):
+    A submission is named by its entry name (without .zip) made one short printable line (`submission_name`):
     that name keys its gradebook record and names its output folder, so a name built of escape
     sequences or newlines reaches no output verbatim. Ignored names are returned the same way.
     """
@@ -170,9 +187,9 @@ def discover(submissions_dir: Path, out_dir: Optional[Path] = None) -> Tuple[Lis
         if item.name.startswith(".") or (out_resolved and item.resolve() == out_resolved):
             continue
         if item.is_dir():
-            name = one_line(item.name)
+            name = submission_name(item.name)
         elif item.name.lower().endswith(".zip"):
-            name = one_line(item.name[: -len(".zip")])
+            name = submission_name(item.name[: -len(".zip")])
         else:
             ignored.append(one_line(item.name))
             continue

@@ -132,7 +132,11 @@ class ClassView:
 
 def report_link(out_dir: Path, name: str) -> Optional[str]:
     """`<name>/report.html`, URL-quoted, when that file exists."""
-    return f"{quote(name)}/report.html" if (out_dir / name / "report.html").is_file() else None
+    try:
+        present = (out_dir / name / "report.html").is_file()
+    except OSError:  # e.g. a name too long for the file system: that student has no report, the class still does
+        present = False
+    return f"{quote(name)}/report.html" if present else None
 
 
 def _students(book: Gradebook, out_dir: Path) -> List[StudentLine]:

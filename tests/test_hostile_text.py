@@ -25,6 +25,7 @@ from click.testing import CliRunner
 
 import hostile_kit as k
 from graders import score
+from graders.batch import submission_name
 from graders.cli import main
 from graders.grade import GradeResult
 from graders.gradebook import Gradebook, GradedSubmission, grades_csv
@@ -40,6 +41,9 @@ FORMULA_NAMES = ["=1+1", "+41+1", "-2+3", "@SUM(A1)", '=HYPERLINK("http:x")', "\
 #: first characters OWASP lists (plus the fullwidth forms)
 DANGEROUS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 PROBLEMS = ["autodiff", "ops"]
+#: the red team's: escapes to over 255 bytes (stopped every batch with ENAMETOOLONG), and two names
+#: that escape alike (a real control character and its escape typed as text: refused the whole batch)
+ODD_NAMES = ["\x01" * 64, "\u202e" * 60 + "x", "a\x01", "a\\x01"]
 
 
 def bad_chars(text: str) -> List[str]:
@@ -131,7 +135,7 @@ def batched(tmp_path_factory):
     root = tmp_path_factory.mktemp("textbatch")
     subs = root / "subs"
     k.build(subs / EVIL_NAME, attacked_files("text_surrogate", ["autodiff"]))
-    for name in FORMULA_NAMES:
+    for name in FORMULA_NAMES + ODD_NAMES:
         _empty(subs / name)
     (subs / "stray\x1b[2J.txt").write_text("not a submission")
     out = root / "out"
@@ -145,7 +149,17 @@ def test_batch_summary_is_printable(batched):
     assert run.exit_code == 0, (run.output[-2000:], run.exception)
     assert bad_chars(run.output) == [] and "\u202e" not in run.output
     assert "stray\\x1b[2J.txt" in run.output
-    assert "  \\tname [error]" in run.output and "  \\rname [error]" in run.output  # one line each, escaped
+    for name in ("\tname", "\rname"):  # one line each, escaped
+        assert f"  {submission_name(name)} [error]" in run.output and submission_name(name).startswith("\\")
+
+
+def test_odd_names_get_short_distinct_output_folders_and_the_class_report(batched):
+    run, out = batched
+    names = {p.name for p in out.iterdir() if p.is_dir()}
+    odd = [submission_name(n) for n in ODD_NAMES]
+    assert len(set(odd)) == len(ODD_NAMES) and set(odd) <= names, (odd, names)
+    assert max(len(n.encode()) for n in names) < 255 and "a\\x01" in names  # a printable name stays as it is
+    assert (out / "index.html").is_file() and (out / "grades.csv").is_file()
 
 
 def test_batch_outputs_are_printable_and_the_xml_well_formed(batched):
@@ -153,7 +167,7 @@ def test_batch_outputs_are_printable_and_the_xml_well_formed(batched):
     folders = [p for p in out.iterdir() if p.is_dir()]
     assert all(bad_chars(p.name) == [] for p in folders)
     (evil,) = [p for p in folders if p.name.startswith("stu")]
-    assert evil.name == "stu\\x1b]0;pwned\\x07dent\\x1b[2J\\nFAKE"
+    assert evil.name == submission_name(EVIL_NAME) and evil.name.startswith("stu\\x1b]0;pwned\\x07dent\\x1b[2J\\nFAKE-")
     ET.parse(evil / "junit.xml")
     doc = json.loads((evil / "results.json").read_text(encoding="utf-8"))
     assert [s for s in strings(doc) if bad_chars(s) or "\u202e" in s] == []
@@ -179,7 +193,7 @@ def test_grades_csv_neutralises_formulas_and_keeps_names_recognisable(batched):
     students = {row[0] for row in rows[1:]}
     for name in FORMULA_NAMES:
         if name[0] in "\t\r":  # escaped visibly: starts with a backslash, safe as it is
-            assert "\\" + {"\t": "t", "\r": "r"}[name[0]] + name[1:] in students
+            assert submission_name(name) in students and submission_name(name).startswith("\\" + {"\t": "t", "\r": "r"}[name[0]] + name[1:])
         else:
             assert "'" + name in students
     for row in rows[1:]:  # scores stay numbers
@@ -200,7 +214,7 @@ def test_class_report_lists_every_student_and_its_links_resolve(batched):
     parser = _Links()
     parser.feed((out / "index.html").read_text(encoding="utf-8"))
     reports = {unquote(urlsplit(h).path) for h in parser.hrefs if h.endswith("report.html")}
-    assert len(reports) == len(FORMULA_NAMES) + 1
+    assert len(reports) == len(FORMULA_NAMES) + len(ODD_NAMES) + 1
     assert all((out / r).is_file() for r in reports), reports
 
 
