@@ -467,7 +467,13 @@ time_ratio.view = _timed_derivatives  # type: ignore[attr-defined]
 
 @judge("deep_chain", handles_errors=True)
 def deep_chain(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
-    """The chain's derivative, at the default recursion limit."""
+    """The chain's derivative, at the default recursion limit.
+
+    Recursion is judged on what the traversal did, not on the limit it left behind: a RecursionError,
+    the limit left raised, or the graph used with more Python frames on the stack than the default
+    limit allows (`stack_beyond_limit`: the limit was moved during the call, by whatever path, and
+    restored) are all `recursion-limit`.
+    """
     if not student.ok:
         if student.status == "error" and student.error_type == "RecursionError":
             return Verdict(
@@ -480,6 +486,14 @@ def deep_chain(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
         return Verdict(
             0.0,
             "sys.setrecursionlimit was raised to get through the deep chain: the traversal is still recursive; "
+            "use an explicit stack instead",
+            misconception="recursion-limit",
+        )
+    if isinstance(student.value, dict) and student.value.get("stack_beyond_limit") is True:
+        return Verdict(
+            0.0,
+            "the traversal went deeper than Python's default recursion limit allows (one stack frame per node "
+            "of the chain): it is recursive and got through only because the limit was moved while it ran; "
             "use an explicit stack instead",
             misconception="recursion-limit",
         )

@@ -324,6 +324,93 @@ def pin_recursion_limit():
     return setter
 
 
+class Seal:
+    """What the grader's own child-side modules (probekit, the probes) hold, taken before graded code could
+    change it: `broken()` names what graded code replaced since.
+
+    Recorded by identity: every module-level function, class and module (but the run's state in
+    `state`), and for the functions and classes the module defines, their code, defaults and methods
+    (data, which probes may update, is left out). A probe whose
+    tools were replaced (a wrapped `probekit.mark` doing work before the parent stamps it, a
+    `Counter.tick` that no longer counts, ...) is reported as an error, never judged.
+    """
+
+    def __init__(self, module, state=()):
+        self.module, self.state = module, frozenset(state)
+        self.record = self._snapshot()
+
+    def _snapshot(self):
+        found = {}
+        name = self.module.__name__
+        for key, value in vars(self.module).items():
+            if key.startswith("__") or key in self.state or not _behaviour(value):
+                continue
+            found[key] = value
+            if getattr(value, "__module__", None) != name:
+                continue
+            if isinstance(value, type):
+                for member, inner in vars(value).items():
+                    if _behaviour(inner):
+                        found[f"{key}.{member}"] = inner
+                        found.update(_code_parts(f"{key}.{member}", inner))
+            else:
+                found.update(_code_parts(key, value))
+        return found
+
+    def broken(self):
+        """The names changed since the seal was made (sorted), empty when intact."""
+        now = self._snapshot()
+        return sorted(k for k in set(now) | set(self.record) if now.get(k, self) is not self.record.get(k, self))
+
+
+def _behaviour(value):
+    """Whether `value` is code (a function, method descriptor, class or module), not data."""
+    import types
+
+    return callable(value) or isinstance(value, (type, types.ModuleType, property, staticmethod, classmethod))
+
+
+def _code_parts(name, value):
+    """The parts of a function (or of a property's / staticmethod's functions) that define what it does."""
+    parts = {}
+    for role, fn in (("", value), (".fget", getattr(value, "fget", None)), (".fset", getattr(value, "fset", None)),
+                     (".__func__", getattr(value, "__func__", None))):
+        if fn is None or not hasattr(fn, "__code__"):
+            continue
+        if role:
+            parts[name + role] = fn
+        for attr in ("__code__", "__defaults__", "__kwdefaults__", "__globals__"):
+            parts[f"{name}{role}.{attr}"] = getattr(fn, attr, None)
+    return parts
+
+
+def tools_error(seals):
+    """An error record when graded code changed the grader's probe tools, else None."""
+    parts = (".fget", ".fset", ".__func__", ".__code__", ".__defaults__", ".__kwdefaults__", ".__globals__")
+    broken = list(dict.fromkeys(f"{seal.module.__name__}.{_owner(name, parts)}" for seal in seals for name in seal.broken()))
+    if not broken:
+        return None
+    return {"type": "GraderToolsChanged", "line": None,
+            "message": f"graded code replaced the grader's probe tools ({', '.join(broken[:5])}): nothing measured "
+                       "with them counts"}
+
+
+def _owner(name, parts):
+    """"Counter.tick.__code__" -> "Counter.tick": the tool a changed part belongs to."""
+    cut = min((name.index(p) for p in parts if p in name), default=len(name))
+    return name[:cut]
+
+
+def fresh_process_state(set_recursion_limit):
+    """The same process state for every probe: the default recursion limit, the garbage collector
+    enabled and just run (no probe switches it, so none can be told apart by it)."""
+    import gc
+
+    set_recursion_limit(DEFAULT_RECURSION_LIMIT)
+    gc.enable()
+    gc.collect()
+
+
 def probe_seed(seed, probe_id):
     return (seed * 1_000_003 + zlib.crc32(probe_id.encode())) % (2**32)
 
@@ -344,6 +431,9 @@ def run(config, channel):
     install_import_stand_ins(channel, student_file)
     neutralise_breakpoints()
     set_recursion_limit = pin_recursion_limit()
+    import probekit  # before graded code runs: the probes' tools are the grader's, and sealed
+
+    seals = [Seal(probekit, state=("PROBES", "STUDENT_FILE", "CURRENT", "_CHANNEL", "_ACK"))]
     os.chdir(config["workdir"])
     load_error = None
     missing = []
@@ -358,20 +448,19 @@ def run(config, channel):
     channel.emit("loaded", missing=missing, error=load_error)
     if load_error is not None:
         return
-    import probekit
-
     probekit.STUDENT_FILE = student_file
     probekit.connect(channel, config.get("ack_fd"))
     spec = importlib.util.spec_from_file_location("probes", config["probes_file"])
     probes = importlib.util.module_from_spec(spec)
     sys.modules["probes"] = probes
     spec.loader.exec_module(probes)
+    seals.append(Seal(probes))
     registry = getattr(probes, "PROBES")
     for probe_id in config["probes"]:
         channel.emit("start", probe=probe_id)
         probekit.CURRENT = probe_id
         seed = probe_seed(config["seed"], probe_id)
-        set_recursion_limit(DEFAULT_RECURSION_LIMIT)  # every probe starts at Python's default
+        fresh_process_state(set_recursion_limit)
         random.seed(seed)
         try:
             import numpy
@@ -384,8 +473,12 @@ def run(config, channel):
             value = registry[probe_id](config.get("inputs_dir"))
             value = _plain(value)
         except BaseException as exc:  # KeyboardInterrupt, SystemExit from student code too
-            channel.emit("result", probe=probe_id, status="error", error=describe_error(exc, student_file),
-                         seconds=time.perf_counter() - started)
+            error = tools_error(seals) or describe_error(exc, student_file)
+            channel.emit("result", probe=probe_id, status="error", error=error, seconds=time.perf_counter() - started)
+            continue
+        error = tools_error(seals)
+        if error is not None:
+            channel.emit("result", probe=probe_id, status="error", error=error, seconds=time.perf_counter() - started)
             continue
         channel.emit("result", probe=probe_id, status="ok", value=value, seconds=time.perf_counter() - started)
 

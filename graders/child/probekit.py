@@ -7,7 +7,9 @@ and the parent judges it against the same probe run on the reference.
 from __future__ import annotations
 
 import math
+import os
 import random
+import sys
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 PROBES: Dict[str, Callable[[Optional[str]], Any]] = {}
@@ -17,6 +19,16 @@ STUDENT_FILE: Optional[str] = None
 CURRENT: Optional[str] = None
 _CHANNEL = None
 _ACK = None
+
+
+#: taken when the harness imports this module, before any graded code runs: graded code that replaces
+#: `sys._getframe` or `os.read` later changes nothing here (and replacing these names is caught by the
+#: harness's seal on this module)
+_getframe = sys._getframe
+_read = os.read
+#: Python's default recursion limit, at which the harness runs every probe (`sys.setrecursionlimit` is a
+#: no-op for graded code): no code running under it can ever have more Python frames on its stack
+DEFAULT_RECURSION_LIMIT = 1000
 
 
 def connect(channel: Any, ack_fd: Optional[int]) -> None:
@@ -30,12 +42,10 @@ def mark(label: str) -> None:
     Waits for the parent's acknowledgement, so consecutive marks are stamped
     one at a time. Outside the harness (no channel) it does nothing.
     """
-    import os
-
     if _CHANNEL is None or _ACK is None:
         return
     _CHANNEL.emit("mark", probe=CURRENT, label=label)
-    os.read(_ACK, 1)
+    _read(_ACK, 1)
 
 
 def probe(probe_id: str) -> Callable:
@@ -67,21 +77,42 @@ class Counter:
 
     RECORDED = 1000
 
-    def __init__(self, budget: Optional[int] = None, record: bool = False):
+    def __init__(self, budget: Optional[int] = None, record: bool = False, watch_depth: bool = False):
         self.chain_rule = 0
         self.parents = 0
         self.accumulate = 0
         self.touched_constants: List[str] = []
         self.budget = budget
         self.calls: Optional[List[Tuple[int, Any]]] = [] if record else None
+        #: with `watch_depth`: whether some use of the graph was made with more Python frames on the
+        #: stack (of whichever thread made it) than the default recursion limit allows
+        self.watch_depth = watch_depth
+        self.beyond_limit = False
 
     def tick(self, what: str) -> None:
         setattr(self, what, getattr(self, what) + 1)
+        if self.watch_depth and not self.beyond_limit:
+            self.beyond_limit = stack_beyond_limit()
         if self.budget is not None and self.chain_rule + self.parents > self.budget:
             raise WorkBudgetExceeded(f"more than {self.budget} uses of chain_rule/parents")
 
     def as_dict(self) -> Dict[str, int]:
         return {"chain_rule": self.chain_rule, "parents": self.parents, "accumulate": self.accumulate}
+
+
+def stack_beyond_limit() -> bool:
+    """Whether the calling thread has more Python frames on its stack than the default recursion limit allows.
+
+    The stack depth actually used, however the limit was moved (`sys.setrecursionlimit`, the C API through
+    ctypes, the harness's own setter, a thread): a recursive traversal of a deep chain has one frame per
+    node on the stack, an iterative one (a generator trampoline included) a constant number. One C-level
+    walk of at most DEFAULT_RECURSION_LIMIT frames.
+    """
+    try:
+        _getframe(DEFAULT_RECURSION_LIMIT + 1)
+    except ValueError:
+        return False
+    return True
 
 
 class NodeFunction:

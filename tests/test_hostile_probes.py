@@ -1,0 +1,125 @@
+"""Hostile submissions against the autodiff problem's timing and recursion probes (issue 10, holes 2 and 3).
+
+Hole 2: the timing probe could be told apart from the others (it alone turned the garbage collector
+off) and its work could be moved out of the timed window (lazy derivatives converted after the end
+mark, work done inside a wrapped `probekit.mark` before the start mark). Hole 3: a recursive
+traversal could move the recursion limit by other ways than `sys.setrecursionlimit` (the C API
+through ctypes, the harness's own setter found through its frames, a thread with a big stack) and
+keep the recursion points.
+
+Attacks are snippets in tests/files/hostile/probe_*.py appended to a base (see hostile_kit):
+
+* recursion attacks sit on a recursive but otherwise right DFS (`autodiff_recursive`): every deep
+  test fails with `recursion-limit`, exactly as the base alone does;
+* timing attacks sit on a right but slow base (Kahn's algorithm with a CPU burn growing with the
+  cube of the graph: `slow_time`) and must score no more than that base, which fails only the
+  timing test;
+* valid solutions written differently (the reference, an iterative DFS, a generator trampoline, the
+  reference wrapped to refuse any probe whose environment differs from its import's) keep full marks.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import hostile_kit as k
+
+AD = k.FILES["autodiff"]
+DEEP = frozenset({"deep_chain_3000", "deep_chain_10000", "deep_scalar_chain", "deep_tensor_chain"})
+
+#: attacks that move the recursion limit around a recursive DFS (the base: autodiff_recursive)
+LIMIT_ATTACKS = ("probe_limit_ctypes", "probe_limit_pydll", "probe_limit_frames", "probe_limit_reload",
+                 "probe_limit_thread")
+#: attacks on the timing probe, on a right but slow base: {snippet: when it is armed}
+TIMING_ATTACKS = {"probe_gc_tell": "none", "probe_lazy_derivatives": "none", "probe_mark_shift": "import"}
+
+
+def _slow_base() -> str:
+    """Right derivatives, CPU time growing with the cube of the graph: fails the timing test alone."""
+    return k.compose(k.source("autodiff_kahn", AD), AD, "slow_time", when="none")
+
+
+def _cases(tmp):
+    recursive = k.source("autodiff_recursive", AD)
+    slow = _slow_base()
+    files = {
+        "reference": k.source("reference", AD),
+        "iterative_dfs": k.source("autodiff_course_postorder", AD),
+        "trampoline": k.compose(recursive, AD, "probe_trampoline", when="none"),
+        "environment_gate": k.compose(k.source("reference", AD), AD, "probe_environment", when="none"),
+        "recursive": recursive,
+        "slow": slow,
+        **{name: k.compose(recursive, AD, name, when="none") for name in LIMIT_ATTACKS},
+        **{name: k.compose(slow, AD, name, when=when) for name, when in TIMING_ATTACKS.items()},
+    }
+    return {name: k.build(tmp / name, {AD: text}) for name, text in files.items()}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Every case graded once (two at a time): {name: the autodiff ProblemResult}."""
+    cases = _cases(tmp_path_factory.mktemp("probes"))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {name: pool.submit(k.grade, path, ["autodiff"], None, 1) for name, path in cases.items()}
+        return {name: k.problem(f.result(), "autodiff") for name, f in futures.items()}
+
+
+def _failures(p):
+    return [(t.id, t.misconception, t.message[:200]) for t in p.tests if not t.passed]
+
+
+# ------------------------------------------------------------ valid solutions keep full marks
+
+
+@pytest.mark.parametrize("name", ["reference", "iterative_dfs", "trampoline", "environment_gate"])
+def test_valid_solutions_written_differently_keep_full_marks(graded, name):
+    """A generator trampoline is iterative; a solution that refuses to work in any probe whose environment
+    (gc state and thresholds, recursion limit, hooks) differs from its import's still works in every probe."""
+    p = graded[name]
+    assert p.fault is None, p.fault
+    assert p.score == p.max_score and not p.misconceptions, _failures(p)
+
+
+# ------------------------------------------------------------ hole 3: the recursion check
+
+
+def test_the_recursive_base_fails_the_deep_tests(graded):
+    p = graded["recursive"]
+    assert {t.id for t in p.tests if not t.passed} == DEEP, _failures(p)
+    assert set(p.misconceptions) == {"recursion-limit"}
+
+
+@pytest.mark.parametrize("attack", LIMIT_ATTACKS)
+def test_moving_the_recursion_limit_any_way_keeps_no_recursion_points(graded, attack):
+    """ctypes' Py_SetRecursionLimit, ctypes.PyDLL(None), the harness's real setter found through frames or
+    the garbage collector, importlib.reload(sys), a thread with a big stack: the recursion still shows."""
+    p, base = graded[attack], graded["recursive"]
+    assert p.fault is None, p.fault
+    tests = {t.id: t for t in p.tests}
+    for test_id in DEEP:
+        assert tests[test_id].score == 0, (test_id, tests[test_id].message)
+        assert tests[test_id].misconception == "recursion-limit", (test_id, tests[test_id].message)
+    assert set(p.misconceptions) == {"recursion-limit"}, _failures(p)
+    assert p.score == base.score, _failures(p)
+
+
+# ------------------------------------------------------------ hole 2: the timing probe
+
+
+def test_the_slow_base_fails_only_the_timing_test(graded):
+    p = graded["slow"]
+    assert {t.id for t in p.tests if not t.passed} == {"time_doubling"}, _failures(p)
+
+
+@pytest.mark.parametrize("attack", sorted(TIMING_ATTACKS))
+def test_the_timing_probe_cannot_be_recognised_or_its_work_moved_out_of_the_window(graded, attack):
+    """Returning at once when gc is off, leaving lazy derivatives whose float() does the work after the
+    end mark, doing the work inside a wrapped probekit.mark before the start mark: no timing points."""
+    p, base = graded[attack], graded["slow"]
+    tests = {t.id: t for t in p.tests}
+    assert tests["time_doubling"].score == 0, tests["time_doubling"].message
+    assert p.score <= base.score, _failures(p)
+    if attack == "probe_mark_shift":  # the grader's tools were replaced: nothing measured with them counts
+        assert "probe tools (probekit.mark)" in tests["time_doubling"].message, tests["time_doubling"].message
