@@ -274,19 +274,24 @@ SYSCALLS = {
     "x86_64": (0xC000003E, (248, 249, 250, 73, 253, 294), 72),
     "aarch64": (0xC00000B7, (217, 218, 219, 32, 26), 25),
 }
+#: per machine: clone and unshare (refused with CLONE_NEWUSER: no user namespace inside the sandbox), clone3
+#: (its flags sit in memory a filter cannot read: ENOSYS, and the C library falls back to clone)
+NAMESPACE_SYSCALLS = {"x86_64": (56, 272, 435), "aarch64": (220, 97, 435)}
+CLONE_NEWUSER = 0x10000000
 #: fcntl commands refused: record locks (F_GETLK/SETLK/SETLKW and their OFD forms), leases, F_NOTIFY
 FCNTL_REFUSED = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
-_BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_JGE_K, _BPF_RET_K = 0x20, 0x15, 0x35, 0x06
-_SECCOMP_ALLOW, _SECCOMP_EPERM = 0x7FFF0000, 0x00050000 | 1
-#: offsets in struct seccomp_data: nr, arch, low half of args[1]
-_NR, _ARCH, _ARG1 = 0, 4, 24
+_BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_JGE_K, _BPF_JSET_K, _BPF_RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
+_SECCOMP_ALLOW, _SECCOMP_EPERM, _SECCOMP_ENOSYS = 0x7FFF0000, 0x00050000 | 1, 0x00050000 | 38
+#: offsets in struct seccomp_data: nr, arch, low halves of args[0] and args[1]
+_NR, _ARCH, _ARG0, _ARG1 = 0, 4, 16, 24
 
 
 def seccomp_program(machine: Optional[str] = None) -> Optional[bytes]:
     """A classic-BPF seccomp filter (struct sock_filter[]) failing with EPERM what lets two sandboxes
     talk: the kernel keyring (keys outlive a sandbox and cross uids once granted), flock and fcntl
-    locks and inotify (the runtime's read-only files are the same inodes in every sandbox). Syscalls
-    of a foreign ABI (x32, i386 on x86_64) fail too. None on a machine not listed.
+    locks and inotify (the runtime's read-only files are the same inodes in every sandbox); and new
+    user namespaces (needless kernel surface: mounting, new capabilities). Syscalls of a foreign ABI
+    (x32, i386 on x86_64) fail too. None on a machine not listed.
     """
     machine = machine or os.uname().machine
     if machine not in SYSCALLS:
@@ -297,11 +302,17 @@ def seccomp_program(machine: Optional[str] = None) -> Optional[bytes]:
             (_BPF_LD_W_ABS, None, None, _NR)]
     if machine == "x86_64":  # x32 syscalls carry bit 30
         code.append((_BPF_JGE_K, "deny", None, 0x40000000))
+    clone, unshare, clone3 = NAMESPACE_SYSCALLS[machine]
     code += [(_BPF_JEQ_K, "deny", None, number) for number in refused]
-    code += [(_BPF_JEQ_K, "fcntl", None, fcntl_nr), (_BPF_RET_K, None, None, _SECCOMP_ALLOW),
+    code += [(_BPF_JEQ_K, "nosys", None, clone3), (_BPF_JEQ_K, "flags", None, clone),
+             (_BPF_JEQ_K, "flags", None, unshare), (_BPF_JEQ_K, "fcntl", None, fcntl_nr),
+             (_BPF_RET_K, None, None, _SECCOMP_ALLOW),
+             ("flags",), (_BPF_LD_W_ABS, None, None, _ARG0), (_BPF_JSET_K, "deny", None, CLONE_NEWUSER),
+             (_BPF_RET_K, None, None, _SECCOMP_ALLOW),
              ("fcntl",), (_BPF_LD_W_ABS, None, None, _ARG1)]
     code += [(_BPF_JEQ_K, "deny", None, command) for command in FCNTL_REFUSED]
-    code += [(_BPF_RET_K, None, None, _SECCOMP_ALLOW), ("deny",), (_BPF_RET_K, None, None, _SECCOMP_EPERM)]
+    code += [(_BPF_RET_K, None, None, _SECCOMP_ALLOW), ("nosys",), (_BPF_RET_K, None, None, _SECCOMP_ENOSYS),
+             ("deny",), (_BPF_RET_K, None, None, _SECCOMP_EPERM)]
     return _assemble(code)
 
 

@@ -249,9 +249,9 @@ def test_the_seccomp_program_is_well_formed():
         code = sandbox.seccomp_program(machine)
         rows = [struct.unpack("<HBBI", code[i:i + 8]) for i in range(0, len(code), 8)]
         for index, (op, jt, jf, _) in enumerate(rows):
-            if op in (0x15, 0x35):
+            if op in (0x15, 0x35, 0x45):
                 assert index + 1 + max(jt, jf) < len(rows)
-        assert [r[0] for r in rows[-2:]] == [0x06, 0x06] and rows[-1][3] == 0x00050001
+        assert rows[-1][:1] == (0x06,) and rows[-1][3] == 0x00050001  # the last instruction: EPERM
     assert sandbox.seccomp_program("sparc") is None
 
 
@@ -368,3 +368,27 @@ def test_locks_and_inotify_on_the_shared_runtime_are_refused():
     out = _run_boxed(code)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["flock:EPERM", "lockf:EPERM", "getlk:EPERM", "inotify:EPERM", "getfd:1", "read:10"], out.stdout
+
+
+@needs_strong
+def test_no_user_namespace_inside_the_sandbox_but_threads_and_forks_work():
+    """The red team created a user namespace (and mounted a tmpfs in it) inside the sandbox: needless
+    kernel surface. unshare/clone with CLONE_NEWUSER fail; clone3 says ENOSYS and the C library falls
+    back to clone, so threads, fork and subprocess still work."""
+    code = textwrap.dedent("""
+        import ctypes, errno, os, subprocess, sys, threading
+        libc = ctypes.CDLL(None, use_errno=True)
+        user = libc.unshare(0x10000000)
+        user_errno = ctypes.get_errno()
+        seen = []
+        worker = threading.Thread(target=lambda: seen.append(1)); worker.start(); worker.join()
+        pid = os.fork()
+        if pid == 0:
+            os._exit(7)
+        forked = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        child = subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True, text=True).stdout.strip()
+        print(user, errno.errorcode.get(user_errno), len(seen), forked, child)
+    """)
+    out = _run_boxed(code)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["-1", "EPERM", "1", "7", "42"], out.stdout
