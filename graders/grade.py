@@ -16,6 +16,7 @@ from typing import Dict, Iterator, List, Optional
 from . import __version__, sandbox
 from .assemble import grader_version
 from .baseline import DEFAULT_SEED, GraderFault, child_config, limits_for, mutant_runs, problem_hooks, reference_run
+from .integrity import screen_submission
 from .intake import Submission, open_submission
 from .probe import run_child
 from .score import ProblemResult, failed_problem, score_problem
@@ -41,6 +42,8 @@ class GradeResult:
     sandbox: str = "strong"
     #: the course offering graded (problems/offerings.toml)
     offering: str = ""
+    #: constructs a TA should look at before trusting the score (graders.integrity; never changes a score)
+    review: List[str] = field(default_factory=list)
 
     @property
     def score(self) -> float:
@@ -138,6 +141,7 @@ def grade_submission(source: Path, options: GradeOptions = GradeOptions(), name:
         submission = open_submission(source, workspace, [s.swap.file for s in specs], name=name)
         with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
             problems = list(pool.map(lambda s: grade_problem(s, submission, workspace, options.seed, options.limits), specs))
+        review = screen_submission(_staged_files(submission, specs))
     return GradeResult(
         submission=submission.name,
         problems=problems,
@@ -149,4 +153,11 @@ def grade_submission(source: Path, options: GradeOptions = GradeOptions(), name:
         content_hash=submission.content_hash,
         sandbox="strong" if sandbox.capabilities().strong else "weak",
         offering=offering.id,
+        review=review,
     )
+
+
+def _staged_files(submission: Submission, specs: List[ProblemSpec]) -> List[tuple]:
+    """(staged copy, name as the contract gives it) of every graded file the submission has."""
+    records = [(submission.files[s.swap.file], s.swap.file) for s in specs]
+    return [(record.staged, name) for record, name in records if record.staged is not None]

@@ -38,6 +38,8 @@ def summary_text(result: GradeResult) -> str:
         lines.append(f"Error: {error}")
     for warning in result.warnings:
         lines.append(f"Note: {warning}")
+    for line in result.review:
+        lines.append(f"For review by course staff: {line}")
     return printable("\n".join(lines))
 
 
@@ -80,6 +82,7 @@ def results_json(result: GradeResult) -> Dict[str, Any]:
             "warnings": list(result.warnings),
             "sandbox": result.sandbox,
             "offering": result.offering,
+            "review": list(result.review),
         },
         "tests": tests,
     })

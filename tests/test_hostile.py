@@ -105,6 +105,18 @@ def test_fake_success_on_ops_changes_nothing(faked, name):
         assert k.scores(attacked) == k.scores(base), k.text_of(attacked)
 
 
+def test_code_that_reaches_the_channel_is_listed_for_review_and_its_base_is_not(faked):
+    """Forged lines with the run's own nonce are only as good as the probes' data, which runs in the same
+    process: the screen puts every submission that reaches for the channel before a TA (never changing a
+    score), and leaves the plain buggy base alone."""
+    assert faked["base:ops"].review == []
+    for name in ["forge_output:import", "forge_output:call", "flood"] + [f"forge_nonce:{v}" for v in FORGE_VARIANTS]:
+        review = " ".join(faked[name].review)
+        assert "minitorch/tensor_functions.py, line" in review, (name, review)
+    assert "import gc" in " ".join(faked["forge_nonce:done"].review)
+    assert "uses raw operating-system handles" in " ".join(faked["forge_output:call"].review)
+
+
 def test_forged_output_is_reported_as_ignored(faked):
     for name in ("forge_output:import", "forge_output:call"):
         notes = " ".join(k.problem(faked[name], "ops").notes)

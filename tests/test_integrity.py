@@ -1,0 +1,128 @@
+"""The integrity screen (graders/integrity.py): every route from a student's file to the harness's channel
+is listed for review, and no valid solution (ours, the examples, the course's own starters) ever is."""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+import pytest
+
+from graders.integrity import DYNAMIC, GRADER, PROCESS, SYSTEM, screen_file, screen_submission, screen_tree, summarise
+
+ROOT = Path(__file__).resolve().parent.parent
+STUDENT_FILES = ("autodiff.py", "tensor_functions.py", "run_sentiment.py")
+COURSE = Path(os.environ.get("COURSE_STARTERS", "/tmp/course"))
+
+
+def findings(code: str):
+    return screen_tree(ast.parse(code), "minitorch/autodiff.py")
+
+
+# Ways code in the graded process can reach the harness's result channel (the red teams used the first
+# three); each must be listed under the group that explains it.
+ROUTES = {
+    "gc": ("import gc\nch = [o for o in gc.get_objects() if type(o).__name__ == 'Channel']", PROCESS),
+    "module table": ("import sys\nkit = sys.modules['probe' + 'kit']", PROCESS),
+    "grader import": ("def f():\n    import probekit\n    return probekit._CHANNEL", GRADER),
+    "frames": ("import inspect\nx = inspect.currentframe().f_back.f_locals['channel']", PROCESS),
+    "function globals": ("def f(fn):\n    return fn.__globals__['_CHANNEL']", PROCESS),
+    "dunder lookup": ("def f(fn):\n    return object.__getattribute__(fn, '__glo' + 'bals__')", PROCESS),
+    "computed getattr": ("import sys\nname = 'mod' + 'ules'\nm = getattr(sys, name)", DYNAMIC),
+    "dynamic import": ("m = __import__('probe' + 'kit')", DYNAMIC),
+    "importlib": ("import importlib\nm = importlib.import_module('x')", DYNAMIC),
+    "exec": ("import base64\nexec(base64.b64decode(b'cHJpbnQoMSk='))", DYNAMIC),
+    "raw write": ("import os\nos.write(5, b'{\"event\": \"done\"}\\n')", SYSTEM),
+    "fd file": ("f = open(5, 'w')", SYSTEM),
+    "proc fd": ("f = open('/proc/self/fd/5', 'w')", GRADER),
+    "ctypes": ("from ctypes import CDLL\nlibc = CDLL(None)", PROCESS),
+    "subprocess": ("import subprocess\nsubprocess.run(['true'])", SYSTEM),
+    "fork": ("import os\npid = os.fork()", SYSTEM),
+    "exec family": ("import os\nos.execv('/bin/sh', ['sh'])", SYSTEM),
+    "subclasses": ("x = ().__class__.__base__.__subclasses__()", PROCESS),
+}
+
+
+@pytest.mark.parametrize("route", sorted(ROUTES))
+def test_every_route_to_the_channel_is_listed(route):
+    code, reason = ROUTES[route]
+    found = findings(code)
+    assert found, route
+    assert reason in {f.reason for f in found}, [f.describe() for f in found]
+
+
+# What valid solutions of this homework do: none of it is listed.
+VALID = [
+    "import sys\nsys.setrecursionlimit(10000)",
+    "from collections import deque, defaultdict\nimport os\np = os.path.join('a', 'b')",
+    "def f(v):\n    return getattr(v, 'history', None), hasattr(v, 'parents'), vars(v), globals()",
+    "class M:\n    def __init__(self):\n        self.__dict__['_modules'] = {}",
+    "import numpy as np\nimport math\nimport random\nfrom typing import Iterable",
+    "import torch  # the course's starter: the forbidden-import policy handles torch, not this screen",
+    "def f(x):\n    raise NotImplementedError('Need to include this file from past assignment.')",
+    "import time\nstart = time.time()\nprint(f'epoch took {time.time() - start}')",
+]
+
+
+@pytest.mark.parametrize("code", VALID)
+def test_what_valid_solutions_do_is_not_listed(code):
+    assert findings(code) == [], [f.describe() for f in findings(code)]
+
+
+def _student_files(*roots: Path):
+    for root in roots:
+        if root.is_dir():
+            yield from (p for p in root.rglob("*.py") if p.name in STUDENT_FILES)
+
+
+def test_no_valid_or_buggy_solution_we_have_is_listed():
+    """The reference, the template, the example class, our course-style and buggy variants (written by
+    hand, in many styles) and, when present, the course's own starters of every offering."""
+    roots = [ROOT / "reference", ROOT / "student_template", ROOT / "examples" / "submissions",
+             ROOT / "tests" / "files" / "submissions", ROOT / "tests" / "files" / "course_style",
+             ROOT / "tests" / "files" / "public_valid", ROOT / "tests" / "files" / "public_bugs", COURSE]
+    files = list(_student_files(*roots))
+    assert len(files) >= 60
+    listed = {str(p): [f.describe() for f in screen_file(p, p.name)] for p in files}
+    assert {p: found for p, found in listed.items() if found} == {}
+
+
+def test_the_summary_names_file_lines_and_constructs_and_stays_short(tmp_path):
+    code = "import gc\n" + "\n".join(f"y{i} = fn.__globals__" for i in range(5000))
+    path = tmp_path / "autodiff.py"
+    path.write_text(code, encoding="utf-8")
+    lines = screen_submission([(path, "minitorch/autodiff.py"), (path, "minitorch/autodiff.py")])
+    assert len(lines) == 1, lines  # one file (given twice: screened once), one group
+    assert lines[0].startswith("minitorch/autodiff.py, lines 1, 2, 3, 4, 5, ...: reaches into the grader's process")
+    assert "import gc" in lines[0] and ".__globals__" in lines[0]
+    assert len(lines[0]) < 300
+
+
+def test_an_unreadable_or_broken_file_is_not_the_screens_business(tmp_path):
+    (tmp_path / "bad.py").write_bytes(b"\xff\xfe def (")
+    (tmp_path / "syntax.py").write_text("def f(:\n", encoding="utf-8")
+    (tmp_path / "deep.py").write_text("x = " + "(" * 5000 + "1" + ")" * 5000 + "\n", encoding="utf-8")
+    for name in ("bad.py", "syntax.py", "deep.py", "missing.py"):
+        assert screen_file(tmp_path / name, name) == []
+
+
+def test_summarise_groups_by_file_and_reason():
+    found = findings("import gc\nimport subprocess\nexec('1')") + screen_tree(ast.parse("import ctypes"), "project/run_sentiment.py")
+    lines = summarise(found)
+    assert len(lines) == 4
+    assert any(line.startswith("project/run_sentiment.py, line 1: ") for line in lines)
+
+
+def test_review_lines_reach_the_student_report_results_json_and_the_summary():
+    from graders.grade import GradeResult
+    from graders.record import results_json, summary_text
+    from reports.render import render_submission
+
+    line = "minitorch/autodiff.py, line 3: names the grader's own modules (import probekit)"
+    result = GradeResult(submission="s", problems=[], review=[line])
+    assert results_json(result)["extra_data"]["review"] == [line]
+    assert f"For review by course staff: {line}" in summary_text(result)
+    html = render_submission(result)
+    assert 'id="review"' in html and "import probekit" in html
+    assert 'id="review"' not in render_submission(GradeResult(submission="s", problems=[]))
