@@ -29,7 +29,8 @@ from typing import Iterable, Iterator, List, Optional
 PROCESS = "reaches into the grader's process (objects, frames or modules it did not create)"
 SYSTEM = "uses raw operating-system handles (file descriptors, processes, signals, sockets)"
 DYNAMIC = "runs or looks up code built at run time"
-GRADER = "names the grader's own modules"
+GRADER = "names the grader's own modules or the process's own files"
+FILES = "reads or writes a file at a path computed at run time (the process's memory and descriptors are files)"
 
 #: modules whose import alone is listed
 MODULES = {
@@ -37,7 +38,7 @@ MODULES = {
     "subprocess": SYSTEM, "multiprocessing": SYSTEM, "socket": SYSTEM, "signal": SYSTEM, "pty": SYSTEM,
     "fcntl": SYSTEM, "mmap": SYSTEM, "resource": SYSTEM, "_thread": SYSTEM,
     "importlib": DYNAMIC, "marshal": DYNAMIC, "pickle": DYNAMIC, "dill": DYNAMIC, "code": DYNAMIC,
-    "codeop": DYNAMIC, "builtins": DYNAMIC,
+    "codeop": DYNAMIC, "builtins": DYNAMIC, "runpy": DYNAMIC, "pkgutil": DYNAMIC, "zipimport": DYNAMIC,
     "probekit": GRADER, "harness": GRADER, "probes": GRADER, "graders": GRADER, "_standin": GRADER,
     "_course_packages": GRADER,
 }
@@ -64,10 +65,14 @@ INTROSPECTION = frozenset({
     "f_back", "f_locals", "f_globals", "f_builtins", "f_code", "tb_frame", "tb_next", "gi_frame", "cr_frame",
     "ag_frame", "__globals__", "__code__", "__closure__", "__subclasses__", "__builtins__", "__traceback__",
     "co_consts", "__self__", "__loader__", "__spec__", "__getattribute__", "__reduce_ex__",
+    # raw memory: an array over any address (numpy needs no `import ctypes` for it)
+    "ctypeslib", "ctypes", "as_strided", "__array_interface__", "__array_struct__",
 })
 
 #: built-in functions that run or import code given as data
 DYNAMIC_CALLS = frozenset({"exec", "eval", "compile", "__import__"})
+#: methods reading or writing a whole file (pathlib, numpy), listed unless the path is a plain string literal
+FILE_METHODS = frozenset({"read_bytes", "write_bytes", "read_text", "write_text", "fromfile", "tofile", "memmap"})
 #: strings naming the grader's internals or the process's own descriptors
 GRADER_STRINGS = ("probekit", "harness", "_CHANNEL", "nonce", "/proc/self", "/proc/", "/dev/fd")
 
@@ -153,6 +158,10 @@ def _call_constructs(node: ast.Call) -> Iterable[tuple]:
         yield f"{name}(..., <computed name>)", DYNAMIC
     elif name == "open" and node.args and _int_like(node.args[0]):
         yield "open(<file descriptor>)", SYSTEM
+    elif name == "open" and node.args and not _literal(node.args[0]):
+        yield "open(<computed path>)", FILES
+    elif isinstance(node.func, ast.Attribute) and node.func.attr in FILE_METHODS and not _literal_path(node):
+        yield f".{node.func.attr}(...)", FILES
 
 
 def _attribute_reason(owner: Optional[str], attr: str) -> Optional[str]:
@@ -164,6 +173,14 @@ def _attribute_reason(owner: Optional[str], attr: str) -> Optional[str]:
 
 def _literal(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _literal_path(call: ast.Call) -> bool:
+    """`np.fromfile("x.bin")`, `Path("log.txt").write_text(...)`: the path is a plain string literal."""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if isinstance(receiver, ast.Call) and receiver.args:
+        return all(_literal(a) for a in receiver.args)
+    return bool(call.args) and _literal(call.args[0])
 
 
 def _int_like(node: ast.AST) -> bool:

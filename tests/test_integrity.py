@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from graders.integrity import DYNAMIC, GRADER, PROCESS, SYSTEM, screen_file, screen_submission, screen_tree, summarise
+from graders.integrity import DYNAMIC, FILES, GRADER, PROCESS, SYSTEM, screen_file, screen_submission, screen_tree, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
 STUDENT_FILES = ("autodiff.py", "tensor_functions.py", "run_sentiment.py")
@@ -41,6 +41,12 @@ ROUTES = {
     "fork": ("import os\npid = os.fork()", SYSTEM),
     "exec family": ("import os\nos.execv('/bin/sh', ['sh'])", SYSTEM),
     "subclasses": ("x = ().__class__.__base__.__subclasses__()", PROCESS),
+    "memory by path": ("f = open('/pr' + 'oc/self/mem', 'rb')", FILES),
+    "pathlib by path": ("from pathlib import Path\nm = Path('/pr' + 'oc/self/mem').read_bytes()", FILES),
+    "numpy raw memory": ("import numpy as np\na = np.ctypeslib.as_array(addr, (64,))", PROCESS),
+    "numpy strides": ("import numpy as np\nb = np.lib.stride_tricks.as_strided(a, (1 << 30,), (1,))", PROCESS),
+    "numpy from file": ("import numpy as np\nb = np.fromfile(name, dtype=np.uint8)", FILES),
+    "runpy": ("import runpy\nrunpy.run_path(p)", DYNAMIC),
 }
 
 
@@ -62,6 +68,9 @@ VALID = [
     "import torch  # the course's starter: the forbidden-import policy handles torch, not this screen",
     "def f(x):\n    raise NotImplementedError('Need to include this file from past assignment.')",
     "import time\nstart = time.time()\nprint(f'epoch took {time.time() - start}')",
+    "with open('losses.txt', 'a') as log:\n    log.write('0.5\\n')",
+    "from pathlib import Path\nimport sys\nsys.path.insert(0, str(Path(__file__).resolve().parent.parent))",
+    "import numpy as np\nnp.savetxt('out.txt', [1.0])\nPath('log.txt').write_text('x')",
 ]
 
 
