@@ -96,8 +96,22 @@ def grade_problem(
     return result
 
 
-#: where graders stage submissions and child outputs: <pid>-<random> per grading
-WORK_BASE = Path(tempfile.gettempdir()) / "autograde-work"
+#: where graders stage submissions and child outputs: one folder per user (a TA grading after root on the
+#: same machine must not meet root's folder), <pid>-<random> per grading inside it
+WORK_BASE = Path(tempfile.gettempdir()) / f"autograde-work-{os.getuid()}"
+
+
+def work_base() -> Path:
+    """This user's WORK_BASE, created if needed. Refused (with the folder named) when someone else owns it or
+    can write to it: a folder another user made in /tmp could read or swap what is graded."""
+    WORK_BASE.mkdir(mode=0o755, parents=True, exist_ok=True)
+    info = WORK_BASE.lstat()
+    if WORK_BASE.is_symlink() or info.st_uid != os.getuid():
+        raise PermissionError(f"{WORK_BASE} is not a folder of this user (owner uid {info.st_uid}): "
+                              "remove it or set TMPDIR")
+    if info.st_mode & 0o022:
+        WORK_BASE.chmod(0o755)  # ours, but writable by others (an old umask): no longer
+    return WORK_BASE
 
 
 def _alive(pid: int) -> bool:
@@ -114,7 +128,7 @@ def sweep_stale_workspaces() -> None:
     """Remove workspaces left by graders that were killed (their pid is gone)."""
     if not WORK_BASE.is_dir():
         return
-    for entry in WORK_BASE.iterdir():
+    for entry in work_base().iterdir():
         pid = entry.name.partition("-")[0]
         if pid.isdigit() and not _alive(int(pid)):
             shutil.rmtree(entry, ignore_errors=True)
@@ -123,9 +137,9 @@ def sweep_stale_workspaces() -> None:
 @contextmanager
 def workspace_dir() -> Iterator[Path]:
     """A private scratch directory, removed afterwards (or by the next grader if this one is killed)."""
-    WORK_BASE.mkdir(parents=True, exist_ok=True)
+    base = work_base()
     sweep_stale_workspaces()
-    path = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=WORK_BASE))
+    path = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=base))
     try:
         yield path
     finally:

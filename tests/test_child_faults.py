@@ -127,9 +127,36 @@ def test_grader_killed_mid_run_leaves_no_process_and_a_rerun_works(killed_grader
 def test_a_killed_graders_workspace_is_swept_by_the_next_grader(killed_grader):
     """SIGKILL leaves the workspace (nothing can run at that instant); the next grader removes it."""
     tmpdir = Path(killed_grader["env"]["TMPDIR"])
-    left = [p for p in (tmpdir / "autograde-work").iterdir()] if (tmpdir / "autograde-work").is_dir() else []
+    work = tmpdir / f"autograde-work-{os.getuid()}"
+    left = list(work.iterdir()) if work.is_dir() else []
     next_run = subprocess.run(killed_grader["command"], cwd=k.ROOT, env=killed_grader["env"],
                               capture_output=True, text=True, timeout=180)
     assert next_run.returncode == 0, next_run.stderr[-2000:]
-    assert sorted(p.name for p in tmpdir.iterdir()) == ["autograde-work"]
-    assert list((tmpdir / "autograde-work").iterdir()) == [], f"left behind: {left}"
+    assert sorted(p.name for p in tmpdir.iterdir()) == [work.name]
+    assert list(work.iterdir()) == [], f"left behind: {left}"
+
+
+def test_each_user_has_a_work_folder_and_a_foreign_one_is_refused(tmp_path, monkeypatch):
+    """A TA grading after root on the same machine gets a folder of their own; a folder of that name made by
+    someone else (say, in a shared /tmp, to read or swap what is graded) is refused with its path named."""
+    from graders import grade
+
+    assert grade.WORK_BASE.name == f"autograde-work-{os.getuid()}"
+    mine = tmp_path / "mine"
+    monkeypatch.setattr(grade, "WORK_BASE", mine)
+    mine.mkdir(mode=0o777)
+    mine.chmod(0o777)
+    assert grade.work_base() == mine and mine.stat().st_mode & 0o777 == 0o755
+    if os.getuid() != 0:
+        pytest.skip("making a folder owned by another user needs root")
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    os.chown(foreign, 65534, 65534)
+    monkeypatch.setattr(grade, "WORK_BASE", foreign)
+    with pytest.raises(PermissionError, match=str(foreign)):
+        grade.work_base()
+    link = tmp_path / "link"
+    link.symlink_to(mine)
+    monkeypatch.setattr(grade, "WORK_BASE", link)
+    with pytest.raises(PermissionError, match=str(link)):
+        grade.work_base()
