@@ -434,7 +434,9 @@ def test_math_test_tables_as_the_courses():
 # ---------------------------------------------------------------------------
 
 
-STARTERS = Path(os.environ.get("COURSE_STARTERS", "/tmp/course"))
+#: the course's starters, extracted (see scripts/course_tests.sh); the suites run only when this is set: they
+#: need the starters (not in this repository) and numba, and take minutes (the README's test command skips them)
+STARTERS = Path(os.environ["COURSE_STARTERS"]) if os.environ.get("COURSE_STARTERS") else None
 
 
 def _course_python():
@@ -450,6 +452,8 @@ def _course_python():
 @pytest.mark.slow
 @pytest.mark.parametrize("offering", ["s26", "f25"])
 def test_course_suite_passes_unchanged(offering):
+    if STARTERS is None:
+        pytest.skip("set COURSE_STARTERS to the folder of the extracted course starters to run their suites")
     starter = STARTERS / offering
     python = _course_python()
     if not (starter / "tests").is_dir() or python is None or shutil.which("bash") is None:
