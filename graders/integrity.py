@@ -39,6 +39,8 @@ MODULES = {
     "fcntl": SYSTEM, "mmap": SYSTEM, "resource": SYSTEM, "_thread": SYSTEM,
     "importlib": DYNAMIC, "marshal": DYNAMIC, "pickle": DYNAMIC, "dill": DYNAMIC, "code": DYNAMIC,
     "codeop": DYNAMIC, "builtins": DYNAMIC, "runpy": DYNAMIC, "pkgutil": DYNAMIC, "zipimport": DYNAMIC,
+    "posix": SYSTEM, "nt": SYSTEM, "_io": SYSTEM, "_posixsubprocess": SYSTEM, "_signal": SYSTEM,
+    "linecache": GRADER, "pydoc": GRADER,
     "probekit": GRADER, "harness": GRADER, "probes": GRADER, "graders": GRADER, "_standin": GRADER,
     "_course_packages": GRADER,
 }
@@ -56,7 +58,11 @@ ATTRIBUTES = {
     ("os", "closerange"): SYSTEM, ("os", "truncate"): SYSTEM, ("os", "ftruncate"): SYSTEM,
     ("types", "FunctionType"): DYNAMIC, ("types", "CodeType"): DYNAMIC, ("types", "ModuleType"): DYNAMIC,
     ("operator", "attrgetter"): DYNAMIC, ("operator", "methodcaller"): DYNAMIC,
+    ("io", "open"): SYSTEM, ("io", "FileIO"): SYSTEM, ("io", "open_code"): SYSTEM,
 }
+#: modules whose star import hands over the listed attributes under bare names
+STAR_LISTED = {"os": SYSTEM, "sys": PROCESS, "posix": SYSTEM, "nt": SYSTEM, "io": SYSTEM, "gc": PROCESS,
+               "inspect": PROCESS, "ctypes": PROCESS, "traceback": PROCESS, "builtins": DYNAMIC}
 #: os.exec*, os.spawn*: listed by prefix
 ATTRIBUTE_PREFIXES = {("os", "exec"): SYSTEM, ("os", "spawn"): SYSTEM}
 
@@ -67,12 +73,32 @@ INTROSPECTION = frozenset({
     "co_consts", "__self__", "__loader__", "__spec__", "__getattribute__", "__reduce_ex__",
     # raw memory: an array over any address (numpy needs no `import ctypes` for it)
     "ctypeslib", "ctypes", "as_strided", "__array_interface__", "__array_struct__",
+    # the interpreter's module table, import machinery, frames and tracing, whatever object they hang off
+    # (`import sys as s; s.modules`, `os.sys`)
+    "_getframe", "_current_frames", "settrace", "setprofile", "meta_path", "path_hooks", "excepthook",
+    "last_traceback", "walk_stack", "walk_tb", "f_lineno", "f_trace",
 })
+#: listed as an attribute read, not as a method call (`sys.modules`, but `self.modules()` of a minitorch Module)
+READ_ONLY_LISTED = frozenset({"modules"})
+#: listed as an attribute only (`os.sys`), never as a name (`import sys` is everywhere)
+ATTRIBUTE_ONLY = frozenset({"sys"})
+
+#: dunder names a solution of this homework uses (operators, protocols, `if __name__ == "__main__"`); any
+#: other dunder, as an attribute, a name, a string or a `getattr` argument, reaches into the interpreter
+ORDINARY_DUNDERS = frozenset(f"__{n}__" for n in """
+    init name main file class doc module qualname repr str len iter next getitem setitem delitem contains call
+    hash eq ne lt le gt ge bool add radd iadd sub rsub isub mul rmul imul truediv rtruediv itruediv floordiv
+    rfloordiv mod rmod pow rpow neg pos abs matmul rmatmul enter exit all version slots post_init setattr
+    getattr delattr new del format float int index round annotations future dict
+""".split())
 
 #: built-in functions that run or import code given as data
 DYNAMIC_CALLS = frozenset({"exec", "eval", "compile", "__import__"})
-#: methods reading or writing a whole file (pathlib, numpy), listed unless the path is a plain string literal
-FILE_METHODS = frozenset({"read_bytes", "write_bytes", "read_text", "write_text", "fromfile", "tofile", "memmap"})
+#: methods opening, reading or writing a file (pathlib, numpy, codecs), listed unless the path is a plain literal
+FILE_METHODS = frozenset({"read_bytes", "write_bytes", "read_text", "write_text", "fromfile", "tofile", "memmap",
+                          "open"})
+#: names of the grader's child-side objects (the channel, its nonce, the probe registry)
+GRADER_NAMES = frozenset({"_CHANNEL", "_ACK", "_nonce", "PROBES", "STUDENT_FILE"})
 #: strings naming the grader's internals or the process's own descriptors
 GRADER_STRINGS = ("probekit", "harness", "_CHANNEL", "nonce", "/proc/self", "/proc/", "/dev/fd")
 
@@ -105,8 +131,9 @@ def screen_file(path: Path, shown_as: str) -> List[Finding]:
 def screen_tree(tree: ast.AST, shown_as: str) -> List[Finding]:
     """The findings of a parsed module, in line order, each construct once per line."""
     found = {}
+    aliases = _module_aliases(tree)
     for node in _walk(tree):
-        for construct, reason in _constructs(node):
+        for construct, reason in _constructs(node, aliases):
             key = (getattr(node, "lineno", 0), construct)
             found.setdefault(key, Finding(shown_as, key[0], construct, reason))
     return [found[k] for k in sorted(found)]
@@ -118,10 +145,28 @@ def _walk(tree: ast.AST) -> Iterator[ast.AST]:
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(ast.iter_child_nodes(node))
+        for child in ast.iter_child_nodes(node):
+            child._screen_parent = node
+            stack.append(child)
 
 
-def _constructs(node: ast.AST) -> Iterable[tuple]:
+def _module_aliases(tree: ast.AST) -> dict:
+    """name -> module for `import sys as s`, `from os import path as p` style names and `s2 = s` copies."""
+    aliases = {}
+    for node in _walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                aliases[alias.asname or alias.name.partition(".")[0]] = alias.name if alias.asname else alias.name.partition(".")[0]
+    for _ in range(3):  # copies of copies
+        for node in _walk(tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        aliases.setdefault(target.id, aliases[node.value.id])
+    return aliases
+
+
+def _constructs(node: ast.AST, aliases: dict) -> Iterable[tuple]:
     if isinstance(node, ast.Import):
         for alias in node.names:
             reason = MODULES.get(alias.name.partition(".")[0])
@@ -130,32 +175,101 @@ def _constructs(node: ast.AST) -> Iterable[tuple]:
     elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
         top = node.module.partition(".")[0]
         for alias in node.names:
-            reason = MODULES.get(top) or _attribute_reason(top, alias.name)
+            reason = MODULES.get(top) or _attribute_reason(top, alias.name) or _name_reason(alias.name)
+            if alias.name == "*":
+                reason = reason or STAR_LISTED.get(top)
             if reason:
                 yield f"from {node.module} import {alias.name}", reason
     elif isinstance(node, ast.Attribute):
-        owner = node.value.id if isinstance(node.value, ast.Name) else None
-        reason = _attribute_reason(owner, node.attr) if owner else None
-        if reason:
-            yield f"{owner}.{node.attr}", reason
-        elif node.attr in INTROSPECTION:
-            yield f".{node.attr}", PROCESS
-    elif isinstance(node, ast.Name) and node.id in INTROSPECTION:
-        yield node.id, PROCESS
+        yield from _attribute_constructs(node, aliases)
+    elif isinstance(node, ast.Name):
+        if node.id in DYNAMIC_CALLS:  # called or not: `run = exec` hides the call
+            yield node.id, DYNAMIC
+        elif _name_reason(node.id):
+            yield node.id, _name_reason(node.id)
     elif isinstance(node, ast.Call):
         yield from _call_constructs(node)
-    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-        hit = next((s for s in GRADER_STRINGS if s in node.value), None)
-        if hit:
-            yield f"the string {hit!r}", GRADER
+    elif isinstance(node, ast.Subscript) and _namespace(node.value):
+        key = _folded(node.slice)
+        if key is None:
+            yield "a namespace looked up by a computed name", DYNAMIC
+        elif key in READ_ONLY_LISTED or key in ATTRIBUTE_ONLY or _name_reason(key):
+            yield f"a namespace looked up for {key[:40]!r}", _name_reason(key) or PROCESS
+    elif isinstance(node, ast.MatchClass):  # `case object(modules=m)` reads attributes
+        for attr in node.kwd_attrs:
+            reason = _name_reason(attr) or (PROCESS if attr in READ_ONLY_LISTED else None)
+            if reason:
+                yield f"case ...({attr}=...)", reason
+    else:
+        text = _folded(node)
+        if text is not None:
+            yield from _string_constructs(text)
+
+
+def _attribute_constructs(node: ast.Attribute, aliases: dict) -> Iterable[tuple]:
+    owner = node.value.id if isinstance(node.value, ast.Name) else None
+    module = aliases.get(owner, owner) if owner else None
+    reason = _attribute_reason(module, node.attr) if module else None
+    if reason:
+        yield f"{owner}.{node.attr}", reason
+    elif _name_reason(node.attr):
+        yield f".{node.attr}", _name_reason(node.attr)
+    elif node.attr in READ_ONLY_LISTED and not _called(node) or node.attr in ATTRIBUTE_ONLY:
+        yield f".{node.attr}", PROCESS
+
+
+def _namespace(node: ast.AST) -> bool:
+    """`x.__dict__`, `vars(x)`, `globals()`, `locals()`: a mapping of names to objects."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "__dict__"
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("vars", "globals", "locals")
+
+
+def _called(node: ast.Attribute) -> bool:
+    parent = getattr(node, "_screen_parent", None)
+    return isinstance(parent, ast.Call) and parent.func is node
+
+
+def _name_reason(name: str) -> Optional[str]:
+    """Why an attribute, name or string naming `name` is listed (None: an ordinary name)."""
+    if name in GRADER_NAMES:
+        return GRADER
+    if name in INTROSPECTION:
+        return PROCESS
+    if len(name) > 4 and name.startswith("__") and name.endswith("__") and name not in ORDINARY_DUNDERS:
+        return PROCESS
+    return None
+
+
+def _string_constructs(text: str) -> Iterable[tuple]:
+    hit = next((s for s in GRADER_STRINGS if s in text), None)
+    if hit:
+        yield f"the string {hit!r}", GRADER
+    elif _name_reason(text.strip()):
+        yield f"the string {text.strip()[:40]!r}", _name_reason(text.strip())
+
+
+def _folded(node: ast.AST) -> Optional[str]:
+    """The value of a string literal, of literals joined with `+`, or of an f-string without fields."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _folded(node.left), _folded(node.right)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [_folded(v) for v in node.values]
+        return "".join(parts) if all(p is not None for p in parts) else None
+    return None
 
 
 def _call_constructs(node: ast.Call) -> Iterable[tuple]:
     name = node.func.id if isinstance(node.func, ast.Name) else None
-    if name in DYNAMIC_CALLS:
-        yield f"{name}(...)", DYNAMIC
-    elif name in ("getattr", "setattr", "delattr", "hasattr") and len(node.args) >= 2 and not _literal(node.args[1]):
-        yield f"{name}(..., <computed name>)", DYNAMIC
+    if name in ("getattr", "setattr", "delattr", "hasattr") and len(node.args) >= 2:
+        attr = _folded(node.args[1])
+        if attr is None:
+            yield f"{name}(..., <computed name>)", DYNAMIC
+        elif _name_reason(attr) or attr in READ_ONLY_LISTED:
+            yield f"{name}(..., {attr[:40]!r})", PROCESS
     elif name == "open" and node.args and _int_like(node.args[0]):
         yield "open(<file descriptor>)", SYSTEM
     elif name == "open" and node.args and not _literal(node.args[0]):

@@ -32,6 +32,8 @@ DEEP = frozenset({"deep_chain_3000", "deep_chain_10000", "deep_scalar_chain", "d
 #: attacks that move the recursion limit around a recursive DFS (the base: autodiff_recursive)
 LIMIT_ATTACKS = ("probe_limit_ctypes", "probe_limit_pydll", "probe_limit_frames", "probe_limit_reload",
                  "probe_limit_thread")
+#: attacks that replace the probes themselves (armed at the first backpropagate call, on the recursive base)
+REGISTRY_ATTACKS = ("probe_registry_swap",)
 #: attacks on the timing probe, on a right but slow base: {snippet: when it is armed}
 TIMING_ATTACKS = {"probe_gc_tell": "none", "probe_lazy_derivatives": "none", "probe_mark_shift": "import"}
 
@@ -52,6 +54,7 @@ def _cases(tmp):
         "recursive": recursive,
         "slow": slow,
         **{name: k.compose(recursive, AD, name, when="none") for name in LIMIT_ATTACKS},
+        **{name: k.compose(recursive, AD, name, when="call") for name in REGISTRY_ATTACKS},
         **{name: k.compose(slow, AD, name, when=when) for name, when in TIMING_ATTACKS.items()},
     }
     return {name: k.build(tmp / name, {AD: text}) for name, text in files.items()}
@@ -102,6 +105,16 @@ def test_moving_the_recursion_limit_any_way_keeps_no_recursion_points(graded, at
         assert tests[test_id].score == 0, (test_id, tests[test_id].message)
         assert tests[test_id].misconception == "recursion-limit", (test_id, tests[test_id].message)
     assert set(p.misconceptions) == {"recursion-limit"}, _failures(p)
+    assert p.score == base.score, _failures(p)
+
+
+@pytest.mark.parametrize("attack", REGISTRY_ATTACKS)
+def test_swapping_the_probe_registry_changes_nothing(graded, attack):
+    """The harness runs the probes from a copy of the registry taken before any of them ran: entries graded
+    code swaps in the module's registry (found through the module table) are never called."""
+    p, base = graded[attack], graded["recursive"]
+    assert p.fault is None, p.fault
+    assert {t.id for t in p.tests if not t.passed} == DEEP, _failures(p)
     assert p.score == base.score, _failures(p)
 
 

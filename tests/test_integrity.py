@@ -47,6 +47,27 @@ ROUTES = {
     "numpy strides": ("import numpy as np\nb = np.lib.stride_tricks.as_strided(a, (1 << 30,), (1,))", PROCESS),
     "numpy from file": ("import numpy as np\nb = np.fromfile(name, dtype=np.uint8)", FILES),
     "runpy": ("import runpy\nrunpy.run_path(p)", DYNAMIC),
+    # the red team's third round (each got past the screen before)
+    "module alias": ("import sys as _s\nfor m in list(_s.modules.values()): pass", PROCESS),
+    "exec renamed": ("_run = exec\n_run(code, {})", DYNAMIC),
+    "eval in a list": ("f = [eval][0]", DYNAMIC),
+    "frames by traceback": ("import traceback\nfor fr, _ in traceback.walk_stack(None): pass", PROCESS),
+    "literal getattr": ("x = getattr(fn, '__globals__')", PROCESS),
+    "split string": ("x = type(fn).__dict__['__glob' + 'als__']", PROCESS),
+    "computed namespace key": ("x = vars(type(fn))[name]", DYNAMIC),
+    "os.sys": ("import os\nm = os.sys.modules", PROCESS),
+    "star import": ("from os import *\nwrite(6, b'x')", SYSTEM),
+    "posix": ("import posix\nposix.write(6, b'x')", SYSTEM),
+    "io.open": ("import io\nf = io.open(fd, 'w', closefd=False)", SYSTEM),
+    "path open": ("import pathlib\nf = pathlib.Path('/pro' + 'c/self/fd/' + str(fd)).open('w')", FILES),
+    "match class": ("import sys\nmatch sys:\n    case object(modules=m):\n        pass", PROCESS),
+    "dunder get": ("g = type(fn).__dict__[k].__get__(fn)", PROCESS),
+    "builtins by string": ("b = globals()['__buil' + 'tins__']", PROCESS),
+    "subclasses by type": ("s = type.__dict__['__subclasses__'](object)", PROCESS),
+    "exception frames": ("try:\n    1 / 0\nexcept Exception as e:\n    f = getattr(e, '__traceback__')", PROCESS),
+    "linecache": ("import linecache\nsrc = linecache.getlines(path)", GRADER),
+    "module table by key": ("import sys\nm = vars(sys)['modules']", PROCESS),
+    "grader attribute": ("def f(v):\n    return type(v).__module__, m._CHANNEL", GRADER),
 }
 
 
@@ -71,6 +92,10 @@ VALID = [
     "with open('losses.txt', 'a') as log:\n    log.write('0.5\\n')",
     "from pathlib import Path\nimport sys\nsys.path.insert(0, str(Path(__file__).resolve().parent.parent))",
     "import numpy as np\nnp.savetxt('out.txt', [1.0])\nPath('log.txt').write_text('x')",
+    "class Network(minitorch.Module):\n    def params(self):\n        return [p for m in self.modules() for p in m.parameters()]",
+    "if __name__ == '__main__':\n    print(type(x).__name__, x.__class__.__name__, self.__dict__['_modules'])",
+    "def __add__(self, b):\n    return super().__add__(b)\ndef __repr__(self):\n    return f'T({self.x})'",
+    "import traceback\ntry:\n    1 / 0\nexcept Exception:\n    traceback.print_exc()",
 ]
 
 

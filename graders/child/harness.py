@@ -455,7 +455,9 @@ def run(config, channel):
     sys.modules["probes"] = probes
     spec.loader.exec_module(probes)
     seals.append(Seal(probes))
-    registry = getattr(probes, "PROBES")
+    # a copy taken before any probe runs: graded code that swaps entries of the module's registry (reachable
+    # from the module table) changes nothing here
+    registry = dict(getattr(probes, "PROBES"))
     for probe_id in config["probes"]:
         channel.emit("start", probe=probe_id)
         probekit.CURRENT = probe_id
