@@ -12,7 +12,7 @@ Attacks are snippets in tests/files/hostile/probe_*.py appended to a base (see h
 * recursion attacks sit on a recursive but otherwise right DFS (`autodiff_recursive`): every deep
   test fails with `recursion-limit`, exactly as the base alone does;
 * timing attacks sit on a right but slow base (Kahn's algorithm with a CPU burn growing with the
-  cube of the graph: `slow_time`) and must score no more than that base, which fails only the
+  fourth power of the graph: `slow_time`) and must score no more than that base, which fails only the
   timing test;
 * valid solutions written differently (the reference, an iterative DFS, a generator trampoline, the
   reference wrapped to refuse any probe whose environment differs from its import's) keep full marks.
@@ -39,7 +39,7 @@ TIMING_ATTACKS = {"probe_gc_tell": "none", "probe_lazy_derivatives": "none", "pr
 
 
 def _slow_base() -> str:
-    """Right derivatives, CPU time growing with the cube of the graph: fails the timing test alone."""
+    """Right derivatives, CPU time growing with the fourth power of the graph: fails the timing test alone."""
     return k.compose(k.source("autodiff_kahn", AD), AD, "slow_time", when="none")
 
 
