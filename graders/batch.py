@@ -42,7 +42,8 @@ from .offering import get_offering, offering_problems
 
 RESULT_FILES = ("junit.xml", "results.json", "report.html")
 #: Files of DIR itself; no submission may be named like them.
-RESERVED = {"index.html", "grades.csv", GRADEBOOK, f"{GRADEBOOK}-wal", f"{GRADEBOOK}-shm"}
+RESERVED = {"index.html", "grades.csv", GRADEBOOK, f"{GRADEBOOK}-wal", f"{GRADEBOOK}-shm",
+            "similarity.csv", "similarity.html", "similarity.json"}
 LOCK_FILE = ".autograde-batch.lock"
 #: Link from a student's report back to the class report.
 INDEX_LINK = "../index.html"
@@ -79,6 +80,10 @@ class BatchOptions:
     progress: bool = True
     #: grade even when the strong sandbox is unavailable (recorded in every result)
     allow_weak_sandbox: bool = False
+    #: screen the class for copied code after grading (graders.similarity)
+    similarity: bool = True
+    #: code given to everyone besides the student template (files or folders), left out of the screening
+    similarity_bases: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -126,6 +131,8 @@ class BatchRun:
     seconds: float = 0.0
     #: the class report's content after the batch (reports.class_report.ClassView)
     view: Any = None
+    #: the similarity screening's summary (graders.similarity.SimilaritySummary); None when not run or failed
+    similarity: Any = None
 
     @property
     def faults(self) -> List[GradedSubmission]:
@@ -514,9 +521,30 @@ def run_batch(submissions_dir: Path, out_dir: Path, options: BatchOptions,
             finally:
                 progress.close()
         _version_warning(run, current_grader_version())
+        if options.similarity:
+            screen_similarity(submissions_dir, out_dir, options, run)
         run.view = write_class_outputs(out_dir, book)
     run.seconds = round(time.monotonic() - clock, 3)
     return run
+
+
+def screen_similarity(submissions_dir: Path, out_dir: Path, options: BatchOptions, run: BatchRun) -> None:
+    """Screen the class for copied code (graders.similarity) once grading is recorded. A failure is a
+    warning and costs no grade; it removes the previous screening's files, so the class report never
+    links a stale page."""
+    from .similarity import remove_outputs, screen_class, write_outputs
+
+    try:
+        result = screen_class(submissions_dir, out_dir, bases=[Path(b) for b in options.similarity_bases],
+                              offering=options.offering)
+        run.similarity = write_outputs(result, out_dir, links={"index": "index.html"})
+    except Exception as exc:  # never lose grading results to the screening
+        try:
+            remove_outputs(out_dir)
+        except OSError:
+            pass
+        run.warnings.append(f"similarity screening failed ({one_line(f'{type(exc).__name__}: {exc}')}); "
+                            "grades are unaffected")
 
 
 def rerender(out_dir: Path) -> int:
@@ -573,6 +601,9 @@ def summary_text(run: BatchRun) -> str:
             lines.append(f"  {one_line(g.name)} [{g.status}]: {one_line(first)}")
         if len(failures) > SUMMARY_FAILURES:
             lines.append(f"  ... and {len(failures) - SUMMARY_FAILURES} more (see index.html)")
+    if run.similarity is not None:
+        lines.append(f"similarity: {run.similarity.flagged_count} pair(s) of {run.similarity.pairs} at or above "
+                     f"{run.similarity.threshold:g} (see {run.out_dir / 'similarity.html'})")
     lines.extend(f"warning: {w}" for w in run.warnings)
     out = run.out_dir
     lines.append(f"wrote {out / 'index.html'}, {out / 'grades.csv'}, {out / GRADEBOOK}")

@@ -128,16 +128,21 @@ def gradescope_zip_cmd(out_file: Path, offering: str | None) -> None:
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @click.option("--allow-weak-sandbox", is_flag=True,
               help="Grade even without the strong sandbox (bubblewrap + root); recorded in every result.")
+@click.option("--no-similarity", is_flag=True, help="Do not screen the class for copied code after grading.")
+@click.option("--similarity-base", "similarity_bases", multiple=True, type=click.Path(exists=True, path_type=Path),
+              metavar="DIR_OR_FILE", help="Code given to everyone besides the template, left out of the similarity "
+                                         "screening (e.g. a course starter); repeatable.")
 def batch_cmd(submissions_dir: Path, out_dir: Path, jobs: int | None, scheduler: str | None, regrade: bool,
               problems: str | None, offering: str | None, problem_jobs: int, no_progress: bool,
-              allow_weak_sandbox: bool) -> None:
+              allow_weak_sandbox: bool, no_similarity: bool, similarity_bases: tuple) -> None:
     """Grade every submission (folder or .zip) of SUBMISSIONS_DIR; re-running resumes."""
     from .batch import BatchOptions, BatchUsageError, default_jobs, run_batch, summary_text
     from .spec import SpecError
 
     options = BatchOptions(offering=offering, problems=_problem_list(problems), jobs=jobs or default_jobs(), problem_jobs=problem_jobs,
                            regrade=regrade, scheduler=scheduler, progress=not no_progress,
-                           allow_weak_sandbox=allow_weak_sandbox)
+                           allow_weak_sandbox=allow_weak_sandbox, similarity=not no_similarity,
+                           similarity_bases=tuple(str(b) for b in similarity_bases))
     try:
         run = run_batch(submissions_dir, out_dir, options)
     except (BatchUsageError, SpecError) as exc:
@@ -148,6 +153,43 @@ def batch_cmd(submissions_dir: Path, out_dir: Path, jobs: int | None, scheduler:
         sys.exit(1)
     click.echo(summary_text(run))
     sys.exit(1 if run.faults else 0)
+
+
+@main.command("similarity")
+@click.argument("submissions_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Output folder: similarity.csv, similarity.html and similarity.json.")
+@click.option("--base", "bases", multiple=True, type=click.Path(exists=True, path_type=Path), metavar="DIR_OR_FILE",
+              help="Code given to everyone, excluded like the student template (e.g. a course starter); repeatable.")
+@click.option("--threshold", type=click.FloatRange(0.0, 1.0, min_open=True), default=None,
+              help="Score from which a pair is flagged for attention (default 0.7).")
+@offering_option
+def similarity_cmd(submissions_dir: Path, out_dir: Path, bases: tuple, threshold: float | None,
+                   offering: str | None) -> None:
+    """Screen a class for copied code: every pair of submissions (folders or .zip) of SUBMISSIONS_DIR."""
+    import dataclasses
+
+    from .batch import BatchUsageError
+    from .similarity import Settings, screen_class, write_outputs
+    from .spec import SpecError
+
+    settings = Settings() if threshold is None else dataclasses.replace(Settings(), threshold=threshold)
+    try:
+        result = screen_class(submissions_dir, out_dir, bases=list(bases), offering=offering, settings=settings)
+    except (BatchUsageError, SpecError) as exc:
+        raise click.UsageError(printable(str(exc)))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_outputs(result, out_dir)
+    flagged = result.flagged
+    click.echo(f"compared {len(result.documents)} submission(s), {len(result.pairs)} pair(s) "
+               f"in {result.seconds:.1f} s; {len(flagged)} pair(s) at or above {settings.threshold:g}")
+    for pair in flagged[:10]:
+        click.echo(f"  {pair.score:.2f}  {one_line(pair.a)} ~ {one_line(pair.b)}  ({one_line(pair.file)})")
+    if len(flagged) > 10:
+        click.echo(f"  ... and {len(flagged) - 10} more (see similarity.html)")
+    if result.notes:
+        click.echo(f"skipped {len(result.notes)} file(s) or entries (listed in similarity.html)")
+    click.echo(f"wrote {one_line(str(out_dir / 'similarity.html'))} and {one_line(str(out_dir / 'similarity.csv'))}")
 
 
 @main.command("report")

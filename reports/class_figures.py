@@ -49,3 +49,20 @@ def problem_distributions(problems: Sequence[Tuple[str, Sequence[float], float]]
     ax.set_ylim(-5, 105)
     ax.set_ylabel("% of the problem's points")
     return _svg(fig)
+
+
+def similarity_histogram(scores: Sequence[float], threshold: float) -> str:
+    """Histogram of every pair's similarity score in twenty bins over [0, 1], on a log scale (most pairs
+    share nothing), with the attention threshold as a dashed line."""
+    fig, ax = plt.subplots(figsize=(6, 3))
+    edges = [i / 20 for i in range(21)]
+    ax.hist([min(max(s, 0.0), 1.0) for s in scores], bins=edges, color="#0969da", edgecolor="white")
+    if scores:
+        ax.set_yscale("log")
+    ax.axvline(threshold, color="#cf222e", linestyle="--", linewidth=1)
+    ax.text(threshold, 1, f" {threshold:g}", color="#cf222e", transform=ax.get_xaxis_transform(), va="top", ha="left")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("similarity score")
+    ax.set_ylabel("pairs")
+    ax.set_title(f"{len(scores)} pairs")
+    return _svg(fig)

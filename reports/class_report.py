@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 from urllib.parse import quote
 
 from graders.gradebook import Gradebook, grades_csv
@@ -19,6 +20,8 @@ from .render import environment, explain
 EXAMPLES = 5
 #: Submissions listed as the slowest.
 SLOWEST = 10
+#: Similar pairs listed under the attention items (similarity.html lists more, similarity.csv all).
+ATTENTION_PAIRS = 20
 
 
 @dataclass
@@ -40,6 +43,8 @@ class StudentLine:
     report: Optional[str]
     #: misconception ids found in it
     misconceptions: List[str] = field(default_factory=list)
+    #: what the integrity screen listed for a TA's review (graders.integrity), empty when nothing
+    review: List[str] = field(default_factory=list)
 
 
 @dataclass
@@ -98,6 +103,8 @@ class ClassView:
     grader_versions: List[str]
     #: ISO 8601 UTC time of rendering
     generated_at: str
+    #: the similarity screening of the class (graders.similarity.SimilaritySummary), None when there is none
+    similarity: Optional[Any] = None
 
     @property
     def scores(self) -> List[float]:
@@ -126,6 +133,16 @@ class ClassView:
         return [s for s in self.students if s.status != "graded"]
 
     @property
+    def similar_pairs(self) -> List[Any]:
+        """Pairs at or above the similarity threshold, as many as the attention items list."""
+        return list(self.similarity.flagged[:ATTENTION_PAIRS]) if self.similarity else []
+
+    @property
+    def for_review(self) -> List[StudentLine]:
+        """Submissions whose files use what no solution needs and could reach the grader's measurements."""
+        return [s for s in self.students if s.review]
+
+    @property
     def slowest(self) -> List[StudentLine]:
         return sorted(self.students, key=lambda s: -s.seconds)[:SLOWEST]
 
@@ -146,12 +163,26 @@ def _students(book: Gradebook, out_dir: Path) -> List[StudentLine]:
     found: Dict[str, List[str]] = {}
     for r in book.query("SELECT DISTINCT name, misconception FROM misconceptions ORDER BY misconception"):
         found.setdefault(r["name"], []).append(r["misconception"])
+    review = _review(book)
     return [
         StudentLine(row.name, row.status, row.score, row.max_score, problems.get(row.name, {}), row.seconds,
                     row.error.splitlines()[0] if row.error else "", report_link(out_dir, row.name),
-                    found.get(row.name, []))
+                    found.get(row.name, []), review.get(row.name, []))
         for row in book.rows()
     ]
+
+
+def _review(book: Gradebook) -> Dict[str, List[str]]:
+    """name -> the review lines stored with its result (rows recorded before the screen existed have none)."""
+    found = {}
+    for r in book.query("SELECT name, detail FROM submissions"):
+        try:
+            lines = json.loads(r["detail"]).get("review") or []
+        except (ValueError, AttributeError):
+            lines = []
+        if lines:
+            found[r["name"]] = [str(line) for line in lines]
+    return found
 
 
 def _problems(book: Gradebook) -> List[ProblemStats]:
@@ -186,13 +217,15 @@ def _misconceptions(students: List[StudentLine]) -> List[MisconceptionLine]:
 
 
 def class_view(book: Gradebook, out_dir: Path) -> ClassView:
-    """The class report's content, from the gradebook rows of `out_dir`."""
+    """The class report's content, from the gradebook rows of `out_dir` (and its similarity.json, if any)."""
+    from graders.similarity import load_summary
+
     students = _students(book, out_dir)
     versions = sorted({r["grader_version"] for r in book.query("SELECT DISTINCT grader_version FROM submissions")})
     return ClassView(
         students=students, problems=_problems(book), tests=_tests(book),
         misconceptions=_misconceptions(students), grader_versions=versions,
-        generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), similarity=load_summary(out_dir),
     )
 
 

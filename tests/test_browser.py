@@ -225,7 +225,20 @@ def test_class_report_renders_in_chromium(server, browser):
     for entry in CLASS:
         name = entry.removesuffix(".zip")
         assert f"{base}/grading/{name}/report.html" in visited, f"index.html does not link {name}'s report"
+    assert f"{base}/grading/similarity.html" in visited, "index.html does not link the similarity page"
     assert not any(problems.values()), {k: v for k, v in problems.items() if v}
+    # alice_correct and grace_zipped hand in the same code: an attention item leads to it, side by side
+    page = browser.new_page()
+    try:
+        page.goto(f"{base}/grading/index.html", wait_until="load")
+        page.locator("#attention a", has_text="alice_correct ~ grace_zipped").click()
+        page.wait_for_url("**/similarity.html#pair-*")
+        pair = page.locator(f"#{urlparse(page.url).fragment}")
+        assert pair.is_visible() and "alice_correct ~ grace_zipped" in pair.locator("summary").inner_text()
+        assert pair.locator("tr.hit").first.is_visible()  # matched lines, highlighted
+        assert page.locator("#histogram + figure svg").is_visible()
+    finally:
+        page.close()
 
 
 def test_the_crawler_catches_broken_pages(server, browser):

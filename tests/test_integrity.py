@@ -160,3 +160,33 @@ def test_review_lines_reach_the_student_report_results_json_and_the_summary():
     html = render_submission(result)
     assert 'id="review"' in html and "import probekit" in html
     assert 'id="review"' not in render_submission(GradeResult(submission="s", problems=[]))
+
+
+def test_a_listed_submission_is_on_the_class_reports_attention_list_with_its_score_unchanged(tmp_path):
+    """Graded for real in a batch: the listed copy of the reference keeps full marks, its report says why it is
+    for review, and the class report names it (linked) above the overview; the plain reference is not listed."""
+    import shutil
+
+    from graders.batch import BatchOptions, run_batch
+
+    subs = tmp_path / "subs"
+    for name in ("plain", "reaching"):
+        shutil.copytree(ROOT / "reference" / "minitorch", subs / name / "minitorch",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    autodiff = subs / "reaching" / "minitorch" / "autodiff.py"
+    autodiff.write_text(autodiff.read_text(encoding="utf-8") + "\n\ndef _peek():\n    import gc\n"
+                        "    return [o for o in gc.get_objects() if type(o).__name__ == 'Channel']\n", encoding="utf-8")
+    out = tmp_path / "out"
+    run = run_batch(subs, out, BatchOptions(problems=["autodiff"], jobs=2, progress=False, allow_weak_sandbox=True,
+                                            similarity=False))
+    scores = {g.name: (g.result.score, g.result.max_score, g.result.review) for g in run.graded}
+    assert scores["plain"][0] == scores["plain"][1] and scores["plain"][2] == []
+    assert scores["reaching"][0] == scores["reaching"][1]  # never a penalty
+    (line,) = scores["reaching"][2]
+    assert line.startswith("minitorch/autodiff.py, line") and "reaches into the grader's process" in line
+    assert "(import gc)" in line
+    index = (out / "index.html").read_text(encoding="utf-8")
+    review = index[index.index('id="review"'):index.index("</ul>", index.index('id="review"'))]
+    assert 'href="reaching/report.html#review">reaching</a>' in review and "plain" not in review
+    assert index.index('id="review"') < index.index('id="overview"')
+    assert 'id="review"' in (out / "reaching" / "report.html").read_text(encoding="utf-8")

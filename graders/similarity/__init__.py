@@ -1,0 +1,239 @@
+"""Similarity screening across a class: `autograde similarity` (and the last step of `batch`).
+
+Method: document fingerprinting by *winnowing*, as MOSS does — S. Schleimer, D. S. Wilkerson and
+A. Aiken, "Winnowing: local algorithms for document fingerprinting", SIGMOD 2003
+(doi:10.1145/872757.872770) — on normalised syntax trees rather than characters:
+
+1. every file a student writes (the offering's contract files, read through intake exactly as
+   grading reads them) is parsed and cut into *units*: one per function or method, one per class
+   body, one for the module's other statements (`fingerprints.units_of`);
+2. a unit is a sequence of syntax-node types in pre-order, with identifiers, attribute and argument
+   names, numbers and strings replaced by their kind and docstrings, comments, annotations and
+   formatting gone: renaming, reformatting and reordering functions change nothing;
+3. every run of k tokens (a k-gram) is hashed; k-grams of the code given to everyone (the student
+   template of the offering and any `--base` file, e.g. the course's starters) are excluded, and
+   winnowing keeps the smallest remaining hash of every window of w k-grams: any shared run of at
+   least k + w - 1 tokens is found, and no run shorter than k (`fingerprints.winnow`);
+4. an inverted index (fingerprint -> submissions) gives the shared fingerprints of every pair without
+   comparing pairs one by one; fingerprints most of a large class holds are common idioms and are
+   dropped (`index.score_class`). A pair's score is the share of the smaller submission's
+   fingerprints that the other holds, so added dead code does not hide a copy.
+
+A score is a lead for a human, never a verdict: the report shows the matched code side by side.
+
+Outputs (`write_outputs`), all written atomically into DIR:
+
+- `similarity.csv`: one row per pair, highest score first: `a, b, score, shared` (fingerprints both
+  hold), `share_a, share_b` (the share of each one's fingerprints the other holds), `file` (where
+  most of them are); every cell through `safetext.csv_cell` (a folder named `=HYPERLINK(...)` stays text);
+- `similarity.html`: the ranked pairs, a histogram of every score, and for the DETAIL_PAIRS highest
+  pairs the matched units side by side with the matched lines highlighted (bounded in size for any
+  class: the rest is in the CSV);
+- `similarity.json`: the summary the class report reads (threshold, the pairs at or above it).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import List, Optional, Sequence, Set
+
+from ..batch import Entry
+from ..record import write_atomic
+from ..safetext import csv_cell, one_line
+from .collect import class_entries, contract_files, given_code, read_student
+from .fingerprints import all_kgrams
+from .index import Caches, Document, PairScore, Settings, build_document, score_class
+
+__all__ = ["ClassSimilarity", "Settings", "SimilaritySummary", "screen_class", "write_outputs",
+           "load_summary", "OUTPUT_FILES"]
+
+CSV_NAME = "similarity.csv"
+HTML_NAME = "similarity.html"
+JSON_NAME = "similarity.json"
+OUTPUT_FILES = (CSV_NAME, HTML_NAME, JSON_NAME)
+#: Flagged pairs kept in similarity.json (the class report lists fewer; the CSV has them all).
+SUMMARY_PAIRS = 100
+CSV_COLUMNS = ("a", "b", "score", "shared", "share_a", "share_b", "file")
+
+
+@dataclass
+class ClassSimilarity:
+    """The screening of one class."""
+
+    #: one per submission, in the order `batch` discovers them
+    documents: List[Document]
+    #: every pair, highest score first
+    pairs: List[PairScore]
+    #: fingerprints too common to be evidence (see `index.Settings.common_limit`)
+    common: Set[int]
+    settings: Settings
+    #: files skipped and why, one line each (students' and base files)
+    notes: List[str] = field(default_factory=list)
+    #: labels of the given code excluded (template files, --base files)
+    given: List[str] = field(default_factory=list)
+    seconds: float = 0.0
+    #: ISO 8601 UTC time of the screening
+    generated_at: str = ""
+
+    @property
+    def flagged(self) -> List[PairScore]:
+        """Pairs at or above the attention threshold."""
+        return [p for p in self.pairs if p.score >= self.settings.threshold]
+
+
+def excluded_kgrams(sources: dict, settings: Settings, notes: List[str]) -> Set[int]:
+    """Every k-gram of the given code (files that do not parse are skipped with a note)."""
+    excluded: Set[int] = set()
+    for label, text in sources.items():
+        try:
+            excluded |= all_kgrams(text, label, settings.k)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            notes.append(one_line(f"base {label}: skipped ({type(exc).__name__}: {exc})"))
+    return excluded
+
+
+def fingerprint_entry(entry: Entry, wanted: Sequence[str], workspace: Path, settings: Settings,
+                      excluded: Set[int], caches: Caches) -> Document:
+    """One submission's document. Never raises: a submission intake or the parser cannot handle
+    becomes an empty document with a note (it then shares nothing with anyone)."""
+    try:
+        return build_document(read_student(entry, wanted, workspace), settings, excluded, caches)
+    except Exception as exc:  # a hostile archive or file must not stop the class's screening
+        return Document(entry.name, notes=[one_line(f"{entry.name}: not read ({type(exc).__name__}: {exc})")])
+
+
+def screen_class(submissions_dir: Path, out_dir: Optional[Path] = None, bases: Sequence[Path] = (),
+                 offering: Optional[str] = None, settings: Settings = Settings()) -> ClassSimilarity:
+    """Fingerprint every submission of `submissions_dir` and score every pair (see the module docstring).
+
+    Never raises on a student's file: what cannot be read is a note. Raises BatchUsageError (from
+    `batch.discover`) when `submissions_dir` is not a folder or two entries have the same name, and
+    SpecError for an unknown offering.
+    """
+    from ..grade import workspace_dir
+    from ..offering import get_offering
+
+    clock = time.monotonic()
+    chosen = get_offering(offering)
+    wanted = contract_files(chosen)
+    entries, notes = class_entries(submissions_dir, out_dir)
+    given = given_code(chosen, bases)
+    notes.extend(given.notes)
+    excluded = excluded_kgrams(given.sources, settings, notes)
+    caches = Caches()
+    documents: List[Document] = []
+    with workspace_dir() as scratch:
+        for entry in entries:
+            document = fingerprint_entry(entry, wanted, scratch, settings, excluded, caches)
+            notes.extend(document.notes)
+            documents.append(document)
+    pairs, common = score_class(documents, settings)
+    return ClassSimilarity(
+        documents=documents, pairs=pairs, common=common, settings=settings, notes=notes,
+        given=list(given.sources), seconds=round(time.monotonic() - clock, 3),
+        generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
+
+
+def similarity_csv(result: ClassSimilarity) -> str:
+    """similarity.csv: one row per pair, highest first (see the module docstring)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for p in result.pairs:
+        cells = (p.a, p.b, p.score, p.shared, p.share_a, p.share_b, p.file)
+        writer.writerow([csv_cell(c) for c in cells])
+    return out.getvalue()
+
+
+@dataclass(frozen=True)
+class FlaggedPair:
+    """A pair at or above the threshold, as the class report lists it."""
+
+    rank: int
+    a: str
+    b: str
+    score: float
+    file: str
+    #: the id of its side-by-side view in similarity.html ('' when it is not shown there)
+    anchor: str
+
+
+@dataclass(frozen=True)
+class SimilaritySummary:
+    """similarity.json: what the class report needs, without reading the whole CSV."""
+
+    generated_at: str
+    threshold: float
+    submissions: int
+    pairs: int
+    #: how many pairs are at or above the threshold (flagged lists at most SUMMARY_PAIRS of them)
+    flagged_count: int
+    flagged: List[FlaggedPair]
+    notes: int
+
+
+def pair_anchor(rank: int) -> str:
+    """The id of the rank-th pair's side-by-side view in similarity.html."""
+    return f"pair-{rank}"
+
+
+def summary(result: ClassSimilarity, detailed: int) -> SimilaritySummary:
+    """The summary of `result`, whose `detailed` highest pairs have a side-by-side view."""
+    flagged = result.flagged
+    return SimilaritySummary(
+        generated_at=result.generated_at, threshold=result.settings.threshold, submissions=len(result.documents),
+        pairs=len(result.pairs), flagged_count=len(flagged), notes=len(result.notes),
+        flagged=[FlaggedPair(rank, p.a, p.b, p.score, p.file,
+                             pair_anchor(rank) if rank <= detailed and p.shared else "")
+                 for rank, p in enumerate(flagged[:SUMMARY_PAIRS], start=1)],
+    )
+
+
+def _summary_json(value: SimilaritySummary) -> str:
+    doc = dict(value.__dict__)
+    doc["flagged"] = [dict(f.__dict__) for f in value.flagged]
+    return json.dumps(doc, indent=1)
+
+
+def load_summary(out_dir: Path) -> Optional[SimilaritySummary]:
+    """The summary in `out_dir`, or None when there is none (or it is unreadable, or its page is gone)."""
+    try:
+        if not (out_dir / HTML_NAME).is_file():
+            return None
+        doc = json.loads((out_dir / JSON_NAME).read_text(encoding="utf-8"))
+        flagged = [FlaggedPair(int(f["rank"]), str(f["a"]), str(f["b"]), float(f["score"]), str(f["file"]),
+                               str(f["anchor"])) for f in doc["flagged"]]
+        return SimilaritySummary(str(doc["generated_at"]), float(doc["threshold"]), int(doc["submissions"]),
+                                 int(doc["pairs"]), int(doc["flagged_count"]), flagged, int(doc["notes"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def write_outputs(result: ClassSimilarity, out_dir: Path, links: Optional[dict] = None) -> SimilaritySummary:
+    """similarity.csv, similarity.html and similarity.json in `out_dir` (the JSON last: the class report
+    links the page only once its summary exists). `links`: extra links for the page (back to index.html)."""
+    from reports.similarity_report import DETAIL_PAIRS, render_similarity
+
+    detailed = min(DETAIL_PAIRS, len(result.pairs))
+    write_atomic(out_dir / CSV_NAME, similarity_csv(result))
+    write_atomic(out_dir / HTML_NAME, render_similarity(result, links or {}))
+    value = summary(result, detailed)
+    write_atomic(out_dir / JSON_NAME, _summary_json(value))
+    return value
+
+
+def remove_outputs(out_dir: Path) -> None:
+    """Delete the outputs of an earlier screening (a failed one must not leave a stale page linked)."""
+    for name in OUTPUT_FILES:
+        try:
+            os.unlink(out_dir / name)
+        except FileNotFoundError:
+            pass
