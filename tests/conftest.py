@@ -1,6 +1,16 @@
-"""Shared fixtures: one grader cache per test session (reference and mutant runs are computed once)."""
+"""Shared fixtures: one grader cache per test run (reference and mutant runs are computed once, also
+across pytest-xdist workers), and `exclusive` tests that run while no other test does.
 
+Tests marked `exclusive` measure the whole host (memory it lost, kernel slab it grew); under
+`pytest -n 2` another worker's grading would count as theirs. Every other test holds a shared lock
+for its whole run (set-up and tear-down included, so module fixtures that grade are covered); an
+exclusive test takes the lock exclusively. A gate lock in front keeps exclusive tests from starving.
+"""
+
+import fcntl
 import os
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -8,9 +18,61 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _lock_dir():
+    """The folder where this xdist run's workers share their locks (None when pytest runs in one process)."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run:
+        return None
+    folder = Path(tempfile.gettempdir()) / f"autograde-tests-{run}"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 @pytest.fixture(scope="session", autouse=True)
 def grader_cache(tmp_path_factory):
-    """Point the grader at a fresh cache unless the caller set AUTOGRADE_CACHE."""
+    """Point the grader at one fresh cache for the run (shared by xdist workers) unless the caller set
+    AUTOGRADE_CACHE; the grader locks what it builds, so workers build each artefact once."""
     if "AUTOGRADE_CACHE" not in os.environ:
-        os.environ["AUTOGRADE_CACHE"] = str(tmp_path_factory.mktemp("autograde-cache"))
+        base = tmp_path_factory.getbasetemp()
+        cache = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "autograde-cache"
+        cache.mkdir(exist_ok=True)
+        os.environ["AUTOGRADE_CACHE"] = str(cache)
     yield Path(os.environ["AUTOGRADE_CACHE"])
+
+
+@contextmanager
+def _flock(path: Path, mode: int):
+    with open(path, "a+") as handle:
+        fcntl.flock(handle, mode)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextmanager
+def _turn(exclusive: bool):
+    """Hold the run's test lock: shared for ordinary tests, exclusive for `exclusive` ones."""
+    root = _lock_dir()
+    if root is None:
+        yield
+        return
+    gate, main = root / "exclusive-gate.lock", root / "exclusive.lock"
+    if exclusive:
+        with _flock(gate, fcntl.LOCK_EX), _flock(main, fcntl.LOCK_EX):
+            yield
+        return
+    with _flock(gate, fcntl.LOCK_EX):
+        handle = open(main, "a+")
+        fcntl.flock(handle, fcntl.LOCK_SH)
+    try:
+        yield
+    finally:
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    with _turn(exclusive=item.get_closest_marker("exclusive") is not None):
+        yield

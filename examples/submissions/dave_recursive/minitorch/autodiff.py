@@ -88,10 +88,10 @@ def topological_sort(variable: Variable) -> Iterable[Variable]:
         visited.add(node.unique_id)
         for parent in node.parents:
             visit(parent)
-        order.insert(0, node)
+        order.append(node)
 
     visit(variable)
-    return order
+    return list(reversed(order))
     # END ASSIGN2_1
 
 

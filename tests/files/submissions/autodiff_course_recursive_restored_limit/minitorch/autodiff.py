@@ -78,7 +78,7 @@ def topological_sort(variable: Variable) -> Iterable[Variable]:
         visited.add(node.unique_id)
         for parent in node.parents:
             visit(parent)
-        order.insert(0, node)
+        order.append(node)
 
     import sys
 
@@ -88,7 +88,7 @@ def topological_sort(variable: Variable) -> Iterable[Variable]:
         visit(variable)
     finally:
         sys.setrecursionlimit(old)
-    return order
+    return order[::-1]
     # END ASSIGN2_1
 
 
