@@ -98,7 +98,7 @@ def main() -> None:
     peak = max(r[1] for r in runs)
     print(f"grade reference (warm cache): median wall {wall:.2f} s, peak memory of the process tree {peak:.0f} MiB")
     python = os.path.realpath(sys.executable)
-    bare = median_seconds([python, "-s", "-P", "-c", "import numpy"])
+    bare = median_seconds([python, *sandbox.PYTHON_FLAGS, "-c", "import numpy"])
     caps = sandbox.capabilities()
     if caps.strong:
         with sandbox.UidSlot() as slot, tempfile.TemporaryDirectory() as scratch:

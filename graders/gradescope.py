@@ -45,7 +45,8 @@ SETUP_SH = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, while building the autograder image.
 # Environment (for tests and other hosts):
 #   AUTOGRADER_ROOT       the /autograder tree (default /autograder)
-#   AUTOGRADER_PYTHON     the interpreter to build the venv from (default python3, needs >= 3.11)
+#   AUTOGRADER_PYTHON     the interpreter to build the venv from (default python3: the image's own; needs >= 3.10,
+#                         which Gradescope's Ubuntu 22.04 base image has)
 #   AUTOGRADER_VENV_OPTS  extra `python -m venv` options (e.g. --system-site-packages)
 #   AUTOGRADER_PIP_OPTS   extra `pip install` options (e.g. --no-index --no-build-isolation)
 #   AUTOGRADER_NO_APT=1   never call apt-get
@@ -59,7 +60,7 @@ export AUTOGRADE_CACHE="${AUTOGRADE_CACHE:-$ROOT/cache}"
 
 python_ok() {
   command -v "$1" >/dev/null 2>&1 &&
-    "$1" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1
+    "$1" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 10))' >/dev/null 2>&1
 }
 apt_install() {
   if [ "${AUTOGRADER_NO_APT:-0}" != 1 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
@@ -71,14 +72,14 @@ apt_install() {
   fi
 }
 
-# Gradescope's Ubuntu images: a Python >= 3.11 with venv, and prlimit (util-linux).
+# The image's own Python (>= 3.10: Ubuntu 22.04's python3 is 3.10) with its venv module (Ubuntu ships
+# ensurepip in python3-venv), and prlimit (util-linux). No other Python is installed.
+if ! python_ok "$PYTHON" && [ "$PYTHON" = python3 ]; then
+  apt_install python3 python3-venv
+fi
 if ! python_ok "$PYTHON"; then
-  if [ "$PYTHON" = python3 ] && apt_install python3 python3-venv && python_ok python3; then
-    :
-  else
-    apt_install python3.11 python3.11-venv
-    PYTHON=python3.11
-  fi
+  echo "setup.sh: $PYTHON is not a Python >= 3.10 with venv and ensurepip; set AUTOGRADER_PYTHON" >&2
+  exit 1
 fi
 command -v prlimit >/dev/null 2>&1 || apt_install util-linux
 if grep -rqs --exclude=gradescope.py "bwrap" "$SOURCE/graders" && ! command -v bwrap >/dev/null 2>&1; then

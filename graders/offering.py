@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import paths
+from . import paths, toml
 from .spec import ProblemSpec, SpecError, load_problems
 
 OFFERING_KEYS = {"title", "starter", "problems", "drop", "drop_symbols", "markers"}
@@ -99,10 +98,10 @@ def load_offerings(path: Optional[Path] = None) -> Tuple[str, Dict[str, Offering
     """(default id, {id: Offering}) from `problems/offerings.toml`; errors name the file and key."""
     path = path or paths.PROBLEMS / "offerings.toml"
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raw = toml.loads(path.read_text(encoding="utf-8"))
+    except (OSError, toml.TOMLDecodeError) as exc:
         raise SpecError(f"{path}: {exc}") from exc
-    extra = set(raw) - {"default", "offerings"}
+    extra = set(raw) - {"default", "offerings", "visibility"}  # [visibility]: graders.spec.course_visibility
     if extra:
         raise SpecError(f"{path}: unknown key(s) {', '.join(sorted(extra))}")
     known = {s.id: s for s in load_problems(path.parent)}

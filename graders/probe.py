@@ -213,7 +213,7 @@ class _Attempt:
                 inputs_dir=str(config.inputs_dir) if config.inputs_dir else None,
                 swap=config.swap,
             )
-            command = _limits(self.limits, False) + [sys.executable, "-s", "-P", str(config.child_dir / "harness.py")]
+            command = _limits(self.limits, False) + [sys.executable, *sandbox.PYTHON_FLAGS, str(config.child_dir / "harness.py")]
             return command, payload, sandbox.child_environment(str(workdir))
         mapping = {"stack": config.stack, "child": config.child_dir, "probes/probes.py": config.probes_file}
         if config.inputs_dir:

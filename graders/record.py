@@ -12,22 +12,88 @@ import os
 import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
+from .catalogue import explain
 from .grade import GradeResult
-from .safetext import clean, one_line, printable
+from .safetext import clean, md_literal, one_line, printable
+from .spec import Visibilities, load_visibilities
+
+#: Gradescope's format of the top-level output and of every test's output (its documented values: text,
+#: html, simple_format, md, ansi)
+OUTPUT_FORMAT = "md"
 
 
 def _test_output(test) -> str:
+    """A test's outcome as plain text (junit.xml): status, message, the misconception's title and id."""
     status = "passed" if test.passed else "failed"
     text = f"{status}: {test.message}"
     if test.misconception and not test.passed:
-        text += f"\nLikely misconception: {test.misconception}"
+        text += f"\nLikely misconception: {explain(test.misconception).title} ({test.misconception})"
     return text
 
 
+def misconception_md(mid: str) -> str:
+    """A misconception as markdown, from the catalogue (problems/misconceptions.toml): its title and id,
+    its explanation, what to reread. Course-staff text only: nothing here comes from a submission."""
+    entry = explain(mid)
+    parts = [f"**{entry.title}** (`{mid}`)"]
+    if entry.explanation:
+        parts.append(entry.explanation)
+    if entry.reread:
+        parts.append(f"*Reread:* {entry.reread}")
+    return "\n\n".join(parts)
+
+
+def md_test_output(test) -> str:
+    """A test's Gradescope output (markdown): passed or failed; the grader's message verbatim in a code
+    block (it may quote the submission: never read as markup); for a failed test, the misconception it
+    shows with its title and explanation."""
+    parts = ["**Passed**" if test.passed else "**Failed**"]
+    if test.message:
+        parts.append(md_literal(test.message))
+    if test.misconception and not test.passed:
+        parts.append("Likely misconception: " + misconception_md(test.misconception))
+    return "\n\n".join(parts)
+
+
+def _cell(text: str) -> str:
+    """`text` as one markdown table cell (grader-owned text: problem ids and titles)."""
+    return one_line(text).replace("|", "\\|")
+
+
+def student_summary_md(result: GradeResult, visibilities: Visibilities) -> str:
+    """Gradescope's always-visible top-level output (markdown): the score of each problem, the title and
+    explanation of every misconception named, and what kept something from being graded (the
+    submission's errors, each problem's error) with the notes and review lines.
+
+    Never a test's message: a test shown later (visibility other than `visible`) may state the values
+    it expected, and this output is shown at once. Those tests are counted per problem instead.
+    """
+    lines = [f"### Score: {result.score:g} / {result.max_score:g}", "",
+             "| Problem | Score | Tests not shown yet |", "|---|---:|---:|"]
+    withheld = 0
+    for p in result.problems:
+        later = sum(visibilities.of(p.id, t.id, t.kind) != "visible" for t in p.tests)
+        withheld += later
+        lines.append(f"| {_cell(p.id)}: {_cell(p.title)} | {p.score:g} / {p.max_score:g} | {later} |")
+    parts = ["\n".join(lines)]
+    if withheld:
+        parts.append("The tests not shown yet are shown after the due date (or once grades are published); "
+                     "their points are already in the scores above.")
+    if result.misconceptions:
+        parts.append("### Misconceptions found in your code")
+        parts.extend(misconception_md(m) for m in result.misconceptions)
+    errors = list(result.errors) + [f"{p.id}: {e}" for p in result.problems for e in p.errors]
+    for heading, texts in (("Could not grade everything", errors), ("Notes", result.warnings),
+                           ("For review by course staff", result.review)):
+        if texts:
+            parts += [f"### {heading}", md_literal("\n".join(texts))]
+    return "\n\n".join(parts)
+
+
 def summary_text(result: GradeResult) -> str:
-    """The short plain-text summary (Gradescope's top-level output, the CLI's printout); printable text only."""
+    """The short plain-text summary (the CLI's printout, Gradescope's stdout for staff); printable text only."""
     lines = [f"{one_line(result.submission)}: {result.score:g} / {result.max_score:g}"]
     for p in result.problems:
         error = f"  ({one_line(p.errors[0])})" if p.errors else ""
@@ -43,8 +109,15 @@ def summary_text(result: GradeResult) -> str:
     return printable("\n".join(lines))
 
 
-def results_json(result: GradeResult) -> Dict[str, Any]:
-    """Gradescope's results.json with the contract's tags and extra_data; every string printable (safetext)."""
+def results_json(result: GradeResult, visibilities: Optional[Visibilities] = None) -> Dict[str, Any]:
+    """Gradescope's results.json with the contract's tags and extra_data; every string printable (safetext).
+
+    Outputs are markdown (`OUTPUT_FORMAT`): the top level is `student_summary_md`, each test
+    `md_test_output`. Each test's `visibility` comes from `visibilities` (default: the problem specs,
+    `graders.spec.load_visibilities`); the top level is always visible.
+    """
+    if visibilities is None:
+        visibilities = load_visibilities()
     tests: List[Dict[str, Any]] = []
     for order, problem in enumerate(result.problems, start=1):
         for index, t in enumerate(problem.tests, start=1):
@@ -55,9 +128,10 @@ def results_json(result: GradeResult) -> Dict[str, Any]:
                     "status": "passed" if t.passed else "failed",
                     "name": f"[{problem.id}] {t.name}",
                     "number": f"{order}.{index}",
-                    "output": _test_output(t),
+                    "output": md_test_output(t),
+                    "output_format": OUTPUT_FORMAT,
                     "tags": [problem.id, t.kind],
-                    "visibility": "visible",
+                    "visibility": visibilities.of(problem.id, t.id, t.kind),
                     "extra_data": {"problem": problem.id, "kind": t.kind, "misconception": t.misconception},
                 }
             )
@@ -68,7 +142,8 @@ def results_json(result: GradeResult) -> Dict[str, Any]:
     return clean({
         "score": result.score,
         "execution_time": result.execution_time,
-        "output": summary_text(result),
+        "output": student_summary_md(result, visibilities),
+        "output_format": OUTPUT_FORMAT,
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "extra_data": {

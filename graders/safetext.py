@@ -17,6 +17,8 @@ display only: it is not meant to be reversed (a backslash already in the text is
 Names and other one-line fields (`one_line`) also escape newline, tab and the Unicode line and
 paragraph separators, so a name can never start a forged line. Spreadsheet cells (`csv_cell`) are
 one-line text with OWASP's formula neutralisation on top.
+Text shown as markdown (Gradescope's `md` output) sits in a fenced code block (`md_literal`), so
+it is never read as markup.
 
 Call these at the edges (writers and printers), not where text is produced.
 """
@@ -79,3 +81,13 @@ def csv_cell(value: Any) -> str:
         return f"{value:g}"
     text = one_line("" if value is None else str(value))
     return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def md_literal(text: str) -> str:
+    """`text` (made `printable`) as a markdown fenced code block, for output rendered as markdown
+    (Gradescope's `md`): shown verbatim, never as markup. The fence is longer than the longest run of
+    backticks in `text`, so no line of `text` can close it (CommonMark §4.5)."""
+    text = printable(text)
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}\n{fence}"

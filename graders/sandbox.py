@@ -38,6 +38,11 @@ SLOT_DIR = Path(os.environ.get("AUTOGRADE_SLOT_DIR", "/tmp/autograde-slots"))
 #: modules the sandboxed Python may import besides the standard library
 ALLOWED_PACKAGES = ("numpy", "numpy.libs", "typing_extensions.py")
 INSIDE = Path("/sandbox")
+#: how every child interpreter starts: `-s` without the user's site-packages, and `-P` (Python 3.11+)
+#: without the script's folder at the front of sys.path. Python 3.10 has no `-P`; there the harness's folder
+#: stays first on sys.path, which changes nothing: it is the grader's own read-only folder, which the harness
+#: puts on sys.path itself (graders.probe), and it holds only the harness's modules
+PYTHON_FLAGS: Tuple[str, ...] = ("-s", "-P") if sys.version_info >= (3, 11) else ("-s",)
 
 
 @dataclass(frozen=True)
@@ -180,7 +185,7 @@ def bwrap_command(
     mapping: Dict[str, Path], uid: int, scratch: Path, seccomp_fd: Optional[int] = None,
     program: Optional[List[str]] = None,
 ) -> Tuple[List[str], List[str]]:
-    """The bubblewrap + setpriv command running `python -s -P harness` inside the view,
+    """The bubblewrap + setpriv command running `python PYTHON_FLAGS harness` inside the view,
     and the extra import paths the child needs.
 
     `mapping` gives the host path of every inside path under /sandbox; `scratch`
@@ -233,7 +238,7 @@ def bwrap_command(
     view.args += [
         "--", caps.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
         "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
-        python, "-s", "-P", *(program or [str(INSIDE / "child" / "harness.py")]),
+        python, *PYTHON_FLAGS, *(program or [str(INSIDE / "child" / "harness.py")]),
     ]
     return view.args, extra
 

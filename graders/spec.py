@@ -5,12 +5,11 @@ A problem is added by adding a folder; nothing in the grader names problems.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
-from . import paths
+from . import paths, toml
 
 
 class SpecError(ValueError):
@@ -51,6 +50,9 @@ class TestSpec:
     judge: str = "allclose"
     #: judge options (tolerances, thresholds...)
     options: Dict[str, object] = field(default_factory=dict)
+    #: when Gradescope shows the test to students (one of VISIBILITIES): its own `visibility`, else its
+    #: problem's, else the course default for its kind (`CourseVisibility`)
+    visibility: str = "visible"
 
 
 @dataclass(frozen=True)
@@ -102,20 +104,75 @@ def _symbols(raw: object, where: str) -> Tuple[str, ...]:
     return tuple("|".join(symbol_names(symbol)) for symbol in raw)
 
 
+#: Gradescope's visibility values (results.json): always, never, after the due date, once grades are published
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+#: kinds whose tests check hidden properties (work, stack depth, held-out accuracy): shown after the due date
+#: unless the course (problems/offerings.toml [visibility]), the problem or the test says otherwise
+HIDDEN_KINDS = ("complexity", "recursion", "accuracy")
+
+
+@dataclass(frozen=True)
+class CourseVisibility:
+    """The course's default visibility of tests, by kind (`[visibility]` of problems/offerings.toml)."""
+
+    #: for kinds not in `by_kind`
+    default: str = "visible"
+    #: kind -> visibility
+    by_kind: Mapping[str, str] = field(default_factory=lambda: {kind: "after_due_date" for kind in HIDDEN_KINDS})
+
+    def for_kind(self, kind: str) -> str:
+        """The visibility of a test of `kind` that neither it nor its problem sets."""
+        return self.by_kind.get(kind, self.default)
+
+
+def _visibility(value: object, where: str) -> str:
+    """`value` if it is one of Gradescope's visibilities; else a SpecError naming `where`."""
+    if not isinstance(value, str) or value not in VISIBILITIES:
+        raise SpecError(f"{where}: visibility must be one of {', '.join(VISIBILITIES)}; got {value!r}")
+    return value
+
+
+def course_visibility(root: Optional[Path] = None) -> CourseVisibility:
+    """The `[visibility]` table of `root/offerings.toml` (default root: problems/): `default = ...` and one
+    `<kind> = ...` per kind. No file or no table: CourseVisibility() (the hidden kinds after the due date).
+    A table replaces those defaults whole: kinds it does not list get its `default` (else "visible")."""
+    path = (root or paths.PROBLEMS) / "offerings.toml"
+    if not path.is_file():
+        return CourseVisibility()
+    try:
+        raw = toml.loads(path.read_text(encoding="utf-8")).get("visibility")
+    except (OSError, toml.TOMLDecodeError) as exc:
+        raise SpecError(f"{path}: {exc}") from exc
+    if raw is None:
+        return CourseVisibility()
+    if not isinstance(raw, dict):
+        raise SpecError(f"{path} [visibility]: expected a table of kind = visibility")
+    where = f"{path} [visibility]"
+    values = {str(key): _visibility(value, f"{where} {key}") for key, value in raw.items()}
+    default = values.pop("default", "visible")
+    return CourseVisibility(default, values)
+
+
 def _require(table: dict, key: str, where: str) -> object:
     if key not in table:
         raise SpecError(f"{where}: missing key '{key}'")
     return table[key]
 
 
-def load_problem(folder: Path) -> ProblemSpec:
-    """Parse `folder/problem.toml` into a ProblemSpec (clear errors naming the file)."""
+def load_problem(folder: Path, course: Optional[CourseVisibility] = None) -> ProblemSpec:
+    """Parse `folder/problem.toml` into a ProblemSpec (clear errors naming the file).
+
+    Each test's visibility is resolved here: the test's `visibility` key, else the problem's top-level
+    `visibility`, else `course` (default: `course_visibility(folder.parent)`) for the test's kind.
+    """
     path = folder / "problem.toml"
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
+        raw = toml.loads(path.read_text(encoding="utf-8"))
+    except toml.TOMLDecodeError as exc:
         raise SpecError(f"{path}: {exc}") from exc
     where = str(path)
+    course = course if course is not None else course_visibility(folder.parent)
+    problem_visibility = _visibility(raw["visibility"], where) if "visibility" in raw else None
     swap_raw = _require(raw, "swap", where)
     swap = SwapSpec(
         file=str(_require(swap_raw, "file", where + " [swap]")),
@@ -131,16 +188,19 @@ def load_problem(folder: Path) -> ProblemSpec:
         if tid in seen:
             raise SpecError(f"{w}: duplicate test id '{tid}'")
         seen.add(tid)
-        known = {"id", "name", "probe", "kind", "points", "judge"}
+        known = {"id", "name", "probe", "kind", "points", "judge", "visibility"}
+        kind = str(_require(t, "kind", w))
         tests.append(
             TestSpec(
                 id=tid,
                 name=str(t.get("name", tid)),
                 probe=str(t.get("probe", tid)),
-                kind=str(_require(t, "kind", w)),
+                kind=kind,
                 points=float(_require(t, "points", w)),
                 judge=str(t.get("judge", "allclose")),
                 options={k: v for k, v in t.items() if k not in known},
+                visibility=(_visibility(t["visibility"], w) if "visibility" in t
+                            else problem_visibility or course.for_kind(kind)),
             )
         )
     limits = Limits(**raw.get("limits", {}))
@@ -159,10 +219,32 @@ def load_problem(folder: Path) -> ProblemSpec:
 def load_problems(root: Optional[Path] = None, only: Optional[List[str]] = None) -> List[ProblemSpec]:
     """All problems under `root` (default `problems/`), in their declared order."""
     root = root or paths.PROBLEMS
-    specs = [load_problem(d) for d in sorted(root.iterdir()) if (d / "problem.toml").is_file()]
+    course = course_visibility(root)
+    specs = [load_problem(d, course) for d in sorted(root.iterdir()) if (d / "problem.toml").is_file()]
     if only:
         unknown = set(only) - {s.id for s in specs}
         if unknown:
             raise SpecError(f"unknown problem id(s): {', '.join(sorted(unknown))}")
         specs = [s for s in specs if s.id in only]
     return sorted(specs, key=lambda s: (s.order, s.id))
+
+
+@dataclass(frozen=True)
+class Visibilities:
+    """When Gradescope shows each graded test: looked up by (problem id, test id) in the specs, and for a
+    test the specs do not have (a problem since removed), the course default for its kind."""
+
+    #: (problem id, test id) -> visibility
+    by_test: Mapping[Tuple[str, str], str]
+    course: CourseVisibility = field(default_factory=CourseVisibility)
+
+    def of(self, problem: str, test: str, kind: str) -> str:
+        """The visibility of test `test` (of kind `kind`) of problem `problem`."""
+        return self.by_test.get((problem, test)) or self.course.for_kind(kind)
+
+
+def load_visibilities(root: Optional[Path] = None) -> Visibilities:
+    """Every test's visibility under `root` (default problems/), as `load_problems` resolves it."""
+    root = root or paths.PROBLEMS
+    by_test = {(s.id, t.id): t.visibility for s in load_problems(root) for t in s.tests}
+    return Visibilities(by_test, course_visibility(root))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -11,33 +9,10 @@ from typing import Any, Dict, List, Optional
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
-from graders import paths
+from graders.catalogue import MISCONCEPTIONS, Misconception, explain, misconceptions  # noqa: F401 (re-exported)
 from graders.safetext import printable
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-MISCONCEPTIONS = paths.PROBLEMS / "misconceptions.toml"
-
-
-@dataclass(frozen=True)
-class Misconception:
-    id: str
-    title: str
-    explanation: str
-    reread: str
-
-
-@lru_cache(maxsize=1)
-def misconceptions() -> Dict[str, Misconception]:
-    """The catalogue of nameable misconceptions (problems/misconceptions.toml)."""
-    raw = tomllib.loads(MISCONCEPTIONS.read_text(encoding="utf-8")) if MISCONCEPTIONS.is_file() else {}
-    return {
-        key: Misconception(key, v.get("title", key), v.get("explanation", ""), v.get("reread", ""))
-        for key, v in raw.items()
-    }
-
-
-def explain(mid: str) -> Misconception:
-    return misconceptions().get(mid, Misconception(mid, mid, "", ""))
 
 
 def _printable(value: Any) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from graders.catalogue import explain
 from graders.gradescope import submission_source
 from graders.offering import get_offering
 
@@ -146,6 +148,35 @@ def test_blank_template_gets_zero_with_reasons(tree, grader_cache):
     assert doc["score"] == 0
     assert doc["tests"] and all(t["status"] == "failed" for t in doc["tests"])
     assert all("NotImplementedError" in t["output"] for t in doc["tests"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("student, misconception", [("carol_bfs", "not-topological"),
+                                                     ("dave_recursive", "recursion-limit")])
+def test_a_buggy_submission_reads_its_misconceptions_and_waits_for_the_hidden_tests(
+        tree, grader_cache, student, misconception):
+    """The always-visible output names each misconception found in words and quotes no test; the tests of
+    hidden properties (complexity, recursion, accuracy) are shown after the due date, the others at once;
+    a failed test's own output explains its misconception."""
+    doc = run_autograder(tree, ROOT / "examples" / "submissions" / student, grader_cache)
+    validate(doc)
+    assert doc["output_format"] == "md" and doc["visibility"] == "visible"
+    assert misconception in doc["extra_data"]["misconceptions"]
+    for mid in doc["extra_data"]["misconceptions"]:
+        assert explain(mid).title in doc["output"] and explain(mid).explanation in doc["output"], mid
+    for test in doc["tests"]:
+        hidden = test["extra_data"]["kind"] in ("complexity", "recursion", "accuracy")
+        assert test["visibility"] == ("after_due_date" if hidden else "visible"), test["name"]
+        mid = test["extra_data"]["misconception"]
+        if test["status"] == "failed" and mid:
+            assert explain(mid).title in test["output"] and explain(mid).explanation in test["output"], test["name"]
+    assert doc["extra_data"]["errors"] == []  # no problem-level error (the top level would rightly show it)
+    failed_later = [t for t in doc["tests"] if t["visibility"] != "visible" and t["status"] == "failed"]
+    for test in failed_later:
+        message = re.search(r"^(`{3,})\n(.*?)\n\1$", test["output"], re.S | re.M).group(2)  # its code block
+        assert message and message not in doc["output"], test["name"]
+    if student == "dave_recursive":
+        assert len(failed_later) >= 3, "dave fails the deep-chain tests (not vacuous)"
 
 
 def test_schema_is_not_vacuous():

@@ -25,7 +25,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from typing import Dict, List, Sequence, Tuple
 
 import pytest
 
+from graders import toml
 from graders.make_template import template_files, write_template
 from graders.offering import get_offering, offering_problems
 from graders.spec import load_problems
@@ -140,7 +140,7 @@ def test_template_has_the_student_workflow():
     """Public tests of every problem, the README, pyproject (markers = problems), the plugin and CI workflow."""
     for problem in PROBLEMS:
         assert (TEMPLATE / "tests" / f"test_{problem}.py").is_file()
-    config = tomllib.loads((TEMPLATE / "pyproject.toml").read_text(encoding="utf-8"))
+    config = toml.loads((TEMPLATE / "pyproject.toml").read_text(encoding="utf-8"))
     pytest_ini = config["tool"]["pytest"]["ini_options"]
     markers = {m.split(":", 1)[0].strip() for m in pytest_ini["markers"]}
     assert markers == set(PROBLEMS)
