@@ -482,16 +482,20 @@ def _version_warning(run: BatchRun, version: str) -> None:
 
 
 def require_sandbox(options: BatchOptions) -> None:
-    """Batch grading refuses a weak sandbox unless explicitly allowed (local `grade` only warns)."""
+    """Batch grading refuses the weak sandbox (rlimits only) unless explicitly allowed (local `grade` only
+    warns); the strong and the unprivileged levels both grade."""
     from . import sandbox
 
     caps = sandbox.capabilities()
     if caps.strong or options.scheduler:  # on a cluster the workers' machines decide; results record it
         return
+    if caps.level == "unprivileged":  # the view, namespaces and a process limit: no student reaches another
+        sandbox.warn_if_weak()
+        return
     if not options.allow_weak_sandbox:
         missing = "; ".join(caps.missing())
         raise BatchUsageError(
-            f"the strong sandbox is unavailable here ({missing}); install what is missing, "
+            f"no sandbox beyond rlimits is available here ({missing}); install what is missing, "
             "or pass --allow-weak-sandbox to grade with fewer isolation layers (recorded in every result)"
         )
     sandbox.warn_if_weak()

@@ -203,3 +203,19 @@ def report_cmd(out_dir: Path) -> None:
     except BatchUsageError as exc:
         raise click.UsageError(printable(str(exc)))
     click.echo(f"re-rendered {count} report(s), {out_dir / 'index.html'} and {out_dir / 'grades.csv'}")
+
+
+@main.command("sandbox")
+@click.option("--require", type=click.Choice(["unprivileged", "strong"]), default=None,
+              help="Exit 1 unless the sandbox reaches this level (e.g. a CI step before `batch`).")
+def sandbox_cmd(require: str | None) -> None:
+    """Say which sandbox level grading gets here (strong, unprivileged or weak) and what it lacks."""
+    from . import sandbox
+
+    caps = sandbox.capabilities()
+    click.echo(f"sandbox level: {caps.level}")
+    for gap in caps.missing():
+        click.echo(f"  - {gap}")
+    order = ("weak", "unprivileged", "strong")
+    if require and order.index(caps.level) < order.index(require):
+        raise click.ClickException(f"the sandbox here is {caps.level}, below the required {require}")

@@ -38,7 +38,8 @@ class GradeResult:
     grader_version: str = ""
     seed: int = DEFAULT_SEED
     content_hash: str = ""
-    #: "strong" (bubblewrap view, unprivileged uid, namespaces, rlimits) or "weak" (rlimits only)
+    #: "strong" (bubblewrap view, unprivileged uid, namespaces, control group, rlimits), "unprivileged"
+    #: (the same view and namespaces in a user namespace, rlimits; no control group) or "weak" (rlimits only)
     sandbox: str = "strong"
     #: the course offering graded (problems/offerings.toml)
     offering: str = ""
@@ -165,7 +166,7 @@ def grade_submission(source: Path, options: GradeOptions = GradeOptions(), name:
         grader_version=f"{__version__}+{grader_version()}",
         seed=options.seed,
         content_hash=submission.content_hash,
-        sandbox="strong" if sandbox.capabilities().strong else "weak",
+        sandbox=sandbox.capabilities().level,
         offering=offering.id,
         review=review,
     )

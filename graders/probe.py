@@ -123,6 +123,10 @@ class ChildConfig:
     child_dir: Path = CHILD_DIR
 
 
+#: processes the unprivileged sandbox's user namespace holds besides the child's own (bubblewrap's init)
+USERNS_EXTRA_PROCESSES = 2
+
+
 def _limits(limits: ChildLimits, strong: bool) -> List[str]:
     """`prlimit` arguments: CPU, address space, file size, open files, no core (and processes)."""
     mib = 1024 * 1024
@@ -178,20 +182,26 @@ class _Attempt:
         self.scratch: Optional[Path] = None
         self.group: Optional[cgroups.ProcessGroup] = None
         self.seccomp_fd: Optional[int] = None
+        #: the sandbox level this attempt runs at (sandbox.Capabilities.level)
+        self.level = "weak"
 
     def run(self) -> None:
         workdir = self.config.workdir
         workdir.mkdir(parents=True, exist_ok=True)
-        strong = sandbox.capabilities().strong
-        if not strong:
+        self.level = sandbox.capabilities().level
+        if self.level != "strong":
             sandbox.warn_if_weak()
+        if self.level == "weak":
             self._launch(workdir, None)
             return
-        with sandbox.UidSlot() as slot, contextlib.ExitStack() as cleanup:
-            self.scratch = workdir / f"scratch.{self.attempt}"
-            self.group = cgroups.create(self.limits.memory_mib, self.limits.processes)
-            if self.group is not None:
-                cleanup.callback(self.group.remove)
+        with contextlib.ExitStack() as cleanup:
+            uid = None
+            if self.level == "strong":
+                uid = cleanup.enter_context(sandbox.UidSlot()).uid
+                self.scratch = workdir / f"scratch.{self.attempt}"
+                self.group = cgroups.create(self.limits.memory_mib, self.limits.processes)
+                if self.group is not None:
+                    cleanup.callback(self.group.remove)
             program = sandbox.seccomp_program()
             if program is not None:
                 read_end, write_end = os.pipe()
@@ -199,13 +209,13 @@ class _Attempt:
                 os.close(write_end)
                 self.seccomp_fd = read_end
                 cleanup.callback(os.close, read_end)
-            self._launch(workdir, slot.uid)
+            self._launch(workdir, uid)
 
     def _command_and_payload(self, workdir: Path, uid: Optional[int], write_fd: int):
-        """The command line, the harness configuration and the environment (weak or strong sandbox)."""
+        """The command line, the harness configuration and the environment (weak, unprivileged or strong)."""
         config = self.config
         payload: Dict[str, Any] = {"fd": write_fd, "nonce": self.nonce, "probes": self.probes, "seed": config.seed}
-        if uid is None:
+        if self.level == "weak":
             payload.update(
                 paths=[str(config.stack), str(config.child_dir), str(config.child_dir / "compat")],
                 workdir=str(workdir),
@@ -223,7 +233,9 @@ class _Attempt:
             inside = f"student/{Path(swap['display_path']).name}"
             mapping[inside] = Path(swap["student_file"])
             swap["student_file"] = str(sandbox.INSIDE / inside)
-        argv, extra = sandbox.bwrap_command(mapping, uid, self.scratch, self.seccomp_fd)
+        userns = None if self.level == "strong" else \
+            sandbox.UserNamespace(self.limits.tmp_mib * 1024 * 1024, self.limits.processes + USERNS_EXTRA_PROCESSES)
+        argv, extra = sandbox.bwrap_command(mapping, uid, self.scratch, self.seccomp_fd, userns=userns)
         root = sandbox.INSIDE
         payload.update(
             paths=[str(root / "stack"), str(root / "child"), str(root / "child" / "compat")] + extra,
@@ -232,9 +244,12 @@ class _Attempt:
             inputs_dir=str(root / "inputs") if config.inputs_dir else None,
             swap=swap,
         )
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        if userns is not None:  # no mount namespace of our own, no control group: rlimits, then bubblewrap
+            return _limits(self.limits, False) + argv, payload, env
         procs = self.group.procs_files if self.group else []
         prefix = sandbox.confine_prefix(self.scratch, procs, self.limits.tmp_mib, self.limits.tmp_inodes)
-        return prefix + _limits(self.limits, True) + argv, payload, {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        return prefix + _limits(self.limits, True) + argv, payload, env
 
     def _launch(self, workdir: Path, uid: Optional[int]) -> None:
         read_fd, write_fd = os.pipe()

@@ -12,8 +12,16 @@ Strong mode (root with bubblewrap and setpriv), all layers at once:
   (it is ignored for root) and nothing outside the view is writable;
 - rlimits set by the `prlimit` binary (not preexec_fn: safe in threaded parents).
 
-Weak mode (no bubblewrap, or not root): rlimits only. Said once on stderr;
-batch grading refuses it unless told `--allow-weak-sandbox`; results record it.
+Unprivileged mode (not root, where bubblewrap can create a user namespace, as on GitHub's
+runners and most distributions): the same view, namespaces, seccomp filter and rlimits, in a new
+user namespace instead of a per-slot uid. Its process-count limit is set inside that namespace,
+where the kernel (5.14+) counts only the sandbox's own processes: a fork bomb stops at the limit
+whatever else the user runs. Against strong mode it lacks the control group (memory is limited per
+process, so forked children can each use the limit) and the scratch tmpfs's inode cap (it has a
+byte cap).
+
+Weak mode (no bubblewrap, or no user namespaces for a non-root user): rlimits only. Said once on
+stderr; batch grading refuses it unless told `--allow-weak-sandbox`; results record the level.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import fcntl
 import os
 import shutil
 import struct
+import subprocess
 import sys
 import sysconfig
 import threading
@@ -55,19 +64,34 @@ class Capabilities:
     is_root: bool
     #: util-linux unshare: a private mount namespace for the scratch tmpfs with inode caps
     unshare: Optional[str] = "unshare"
+    #: bubblewrap can create a user namespace as this (non-root) user
+    userns: bool = False
 
     @property
     def strong(self) -> bool:
         layers = (self.bwrap, self.setpriv, self.prlimit, self.unshare, self.is_root)
         return all(layers) and not _forced_weak()
 
+    @property
+    def level(self) -> str:
+        """strong (root), unprivileged (bubblewrap in a user namespace) or weak (rlimits only)."""
+        if self.strong:
+            return "strong"
+        if self.bwrap and self.prlimit and self.userns and not self.is_root and not _forced_weak():
+            return "unprivileged"
+        return "weak"
+
     def missing(self) -> List[str]:
         """The layers that are unavailable, in words."""
         gaps = []
         if not self.bwrap:
             gaps.append("bubblewrap (apt-get install bubblewrap): no private filesystem view, network or PID namespace")
+        elif not self.is_root and not self.userns:
+            gaps.append("user namespaces: bubblewrap cannot create one as this user (kernel.unprivileged_userns_clone, "
+                        "or an AppArmor profile for bwrap)")
         if not self.is_root:
-            gaps.append("root: cannot switch to an unprivileged uid per slot (no process-count limit)")
+            gaps.append("root: no control group per sandbox (memory is limited per process), no per-slot uid, "
+                        "no inode cap on the scratch tmpfs")
         if not self.setpriv:
             gaps.append("setpriv (util-linux): cannot drop to an unprivileged uid")
         if not self.prlimit:
@@ -83,14 +107,28 @@ def _forced_weak() -> bool:
     return os.environ.get("AUTOGRADE_WEAK_SANDBOX") == "1"
 
 
+def _bwrap_makes_user_namespaces(bwrap: Optional[str]) -> bool:
+    """Whether `bwrap --unshare-user` runs here as this user (one short trial run)."""
+    if not bwrap:
+        return False
+    try:
+        done = subprocess.run([bwrap, "--unshare-user", "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc",
+                               "--", "/bin/true"], capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
 @lru_cache(maxsize=1)
 def capabilities() -> Capabilities:
+    bwrap, is_root = shutil.which("bwrap"), os.geteuid() == 0
     return Capabilities(
-        bwrap=shutil.which("bwrap"),
+        bwrap=bwrap,
         setpriv=shutil.which("setpriv"),
         prlimit=shutil.which("prlimit"),
-        is_root=os.geteuid() == 0,
+        is_root=is_root,
         unshare=shutil.which("unshare"),
+        userns=not is_root and _bwrap_makes_user_namespaces(bwrap),
     )
 
 
@@ -104,7 +142,8 @@ def warn_if_weak() -> None:
         return
     _warned.set()
     lines = "\n  - ".join(caps.missing())
-    print(f"autograde: WEAK SANDBOX: grading continues with fewer isolation layers:\n  - {lines}", file=sys.stderr)
+    what = "UNPRIVILEGED SANDBOX (user namespace)" if caps.level == "unprivileged" else "WEAK SANDBOX"
+    print(f"autograde: {what}: grading continues with fewer isolation layers:\n  - {lines}", file=sys.stderr)
 
 
 # ----------------------------------------------------------------- uid slots
@@ -181,15 +220,26 @@ class View:
         self.args += ["--ro-bind", str(source), str(dest)]
 
 
-def bwrap_command(
-    mapping: Dict[str, Path], uid: int, scratch: Path, seccomp_fd: Optional[int] = None,
-    program: Optional[List[str]] = None,
-) -> Tuple[List[str], List[str]]:
-    """The bubblewrap + setpriv command running `python PYTHON_FLAGS harness` inside the view,
-    and the extra import paths the child needs.
+@dataclass(frozen=True)
+class UserNamespace:
+    """The unprivileged level's own layers: scratch tmpfs of `tmp_bytes` each, and at most `processes`
+    processes, counted inside the sandbox's user namespace (set there, so only its processes count)."""
 
-    `mapping` gives the host path of every inside path under /sandbox; `scratch`
-    holds the mount points `work/` and `tmp/` (see `confine_prefix`); `seccomp_fd`
+    tmp_bytes: int
+    processes: int
+
+
+def bwrap_command(
+    mapping: Dict[str, Path], uid: Optional[int], scratch: Optional[Path], seccomp_fd: Optional[int] = None,
+    program: Optional[List[str]] = None, userns: Optional[UserNamespace] = None,
+) -> Tuple[List[str], List[str]]:
+    """The bubblewrap command running `python PYTHON_FLAGS harness` inside the view, and the extra
+    import paths the child needs.
+
+    Strong level: `uid` is the slot's uid (setpriv switches to it), `scratch` holds the mount points
+    `work/` and `tmp/` (see `confine_prefix`). Unprivileged level: `uid` and `scratch` are None and
+    `userns` gives the new user namespace's tmpfs size and process limit.
+    `mapping` gives the host path of every inside path under /sandbox; `seccomp_fd`
     is a readable descriptor holding `seccomp_program()`; `program` replaces the
     harness's arguments (the benchmark runs `-c "import numpy"`).
     """
@@ -201,6 +251,8 @@ def bwrap_command(
     view.args += [caps.bwrap, "--die-with-parent", "--new-session",
                   "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                   "--clearenv", "--hostname", "sandbox"]
+    if userns is not None:  # no nested user namespaces either (the seccomp filter refuses them too)
+        view.args += ["--unshare-user", "--disable-userns"]
     view.ro(Path("/usr"), Path("/usr"))
     for link in ("lib", "lib64", "bin", "sbin"):
         if Path("/" + link).is_symlink():
@@ -229,17 +281,22 @@ def bwrap_command(
         extra.append("/sandbox-site")
     for inside, host in mapping.items():
         view.ro(host, INSIDE / inside)
-    # private scratch: tmpfs mounts with a byte and an inode cap, made by `confine_prefix` on the host side
-    view.args += ["--bind", str(scratch / "work"), "/work", "--bind", str(scratch / "tmp"), "/tmp", "--chdir", "/work"]
+    if userns is not None:  # private scratch: bubblewrap's tmpfs, with a byte cap
+        for mount in ("/work", "/tmp"):
+            view.args += ["--size", str(userns.tmp_bytes), "--perms", "1777", "--tmpfs", mount]
+        view.args += ["--chdir", "/work"]
+    else:  # private scratch: tmpfs mounts with a byte and an inode cap, made by `confine_prefix` on the host side
+        view.args += ["--bind", str(scratch / "work"), "/work", "--bind", str(scratch / "tmp"), "/tmp", "--chdir", "/work"]
     if seccomp_fd is not None:
         view.args += ["--seccomp", str(seccomp_fd)]
     for key, value in child_environment("/work").items():
         view.args += ["--setenv", key, value]
-    view.args += [
-        "--", caps.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-        "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
-        python, *PYTHON_FLAGS, *(program or [str(INSIDE / "child" / "harness.py")]),
-    ]
+    if userns is not None:  # the limit is set inside the namespace: the kernel counts the sandbox's processes only
+        view.args += ["--", caps.prlimit, f"--nproc={userns.processes}", "--"]
+    else:
+        view.args += ["--", caps.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                      "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
+    view.args += [python, *PYTHON_FLAGS, *(program or [str(INSIDE / "child" / "harness.py")])]
     return view.args, extra
 
 

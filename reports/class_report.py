@@ -22,6 +22,8 @@ EXAMPLES = 5
 SLOWEST = 10
 #: Similar pairs listed under the attention items (similarity.html lists more, similarity.csv all).
 ATTENTION_PAIRS = 20
+#: Lowest-scoring graded submissions listed under "Needs attention" (only those below half the maximum).
+LOWEST = 10
 
 
 @dataclass
@@ -45,6 +47,35 @@ class StudentLine:
     misconceptions: List[str] = field(default_factory=list)
     #: what the integrity screen listed for a TA's review (graders.integrity), empty when nothing
     review: List[str] = field(default_factory=list)
+
+
+@dataclass
+class AttentionLine:
+    """A submission a TA should open first, and why."""
+
+    student: StudentLine
+    #: blank, error, fault or low (the order the list shows them in)
+    kind: str
+    #: the reason in a few words
+    why: str
+
+
+#: the order of the kinds in "Needs attention"
+ATTENTION_KINDS = ("blank", "error", "fault", "low")
+
+
+def attention_line(student: StudentLine, lowest: List[StudentLine]) -> Optional[AttentionLine]:
+    """Why `student` needs a TA's attention, None when it does not: nothing graded (blank, or nothing in it
+    ran), the grading stopped on the submission (error) or on the grader (fault), or one of the `lowest`."""
+    if student.status == "fault":
+        return AttentionLine(student, "fault", f"the grader failed on it: {student.error or 'see its report'}")
+    if student.status != "graded":
+        return AttentionLine(student, "error", f"not graded: {student.error or student.status}")
+    if student.score == 0:
+        return AttentionLine(student, "blank", "0 points: blank, or nothing in it ran")
+    if student in lowest:
+        return AttentionLine(student, "low", f"one of the lowest scores: {student.score:g} / {student.max_score:g}")
+    return None
 
 
 @dataclass
@@ -129,10 +160,6 @@ class ClassView:
         return dict(Counter(s.status for s in self.students))
 
     @property
-    def failures(self) -> List[StudentLine]:
-        return [s for s in self.students if s.status != "graded"]
-
-    @property
     def similar_pairs(self) -> List[Any]:
         """Pairs at or above the similarity threshold, as many as the attention items list."""
         return list(self.similarity.flagged[:ATTENTION_PAIRS]) if self.similarity else []
@@ -141,6 +168,14 @@ class ClassView:
     def for_review(self) -> List[StudentLine]:
         """Submissions whose files use what no solution needs and could reach the grader's measurements."""
         return [s for s in self.students if s.review]
+
+    @property
+    def needs_attention(self) -> List[AttentionLine]:
+        """Blank, errored and faulted submissions, then the lowest scores (below half the maximum)."""
+        graded = [s for s in self.students if s.status == "graded" and 0 < s.score < s.max_score / 2]
+        lowest = sorted(graded, key=lambda s: s.score)[:LOWEST]
+        lines = [line for line in (attention_line(s, lowest) for s in self.students) if line is not None]
+        return sorted(lines, key=lambda a: (ATTENTION_KINDS.index(a.kind), a.student.score, a.student.name))
 
     @property
     def slowest(self) -> List[StudentLine]:

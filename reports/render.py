@@ -24,6 +24,19 @@ def _printable(value: Any) -> Any:
 
 
 @lru_cache(maxsize=1)
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False})  # raw HTML in the text is shown as text, never markup
+
+
+def inline_markdown(text: str) -> Markup:
+    """Course-authored text (problems/misconceptions.toml) with its inline markdown rendered:
+    `*emphasis*`, `` `code` ``, links. Raw HTML in it is escaped; student text never goes through here."""
+    return Markup(_markdown().renderInline(printable(str(text))))
+
+
+@lru_cache(maxsize=1)
 def environment() -> Environment:
     """The templates' environment: HTML autoescaped, every printed string printable (`_printable`)."""
     env = Environment(
@@ -35,6 +48,7 @@ def environment() -> Environment:
     )
     env.filters["pct"] = lambda x: f"{100 * x:.0f}%"
     env.filters["pts"] = lambda x: f"{x:g}"
+    env.filters["md"] = inline_markdown
     return env
 
 

@@ -237,6 +237,17 @@ def test_class_report_renders_in_chromium(server, browser):
         assert pair.is_visible() and "alice_correct ~ grace_zipped" in pair.locator("summary").inner_text()
         assert pair.locator("tr.hit").first.is_visible()  # matched lines, highlighted
         assert page.locator("#histogram + figure svg").is_visible()
+        # the blank submission is the first thing a TA reads: under "Needs attention", above the pass rates
+        page.goto(f"{base}/grading/index.html", wait_until="load")
+        blank = page.locator("#needs-attention tr.attention-blank")
+        assert blank.count() == 1 and "bob_blank" in blank.inner_text() and blank.is_visible()
+        top = lambda selector: page.locator(selector).first.bounding_box()["y"]  # noqa: E731
+        assert top("#needs-attention") < top("#misconceptions") < top("#students") < top("#tests")
+        assert not page.locator("#tests table").is_visible()  # per-test pass rates start collapsed
+        page.locator("#tests summary").click()
+        assert page.locator("#tests table").is_visible()
+        blank.locator("a").click()
+        page.wait_for_url("**/bob_blank/report.html")
     finally:
         page.close()
 

@@ -68,6 +68,17 @@ def test_every_autograde_call_is_an_existing_command_with_existing_options():
     assert batch[2] == "submissions" and batch[batch.index("--out") + 1] == "grading"
 
 
+def test_no_step_hides_a_failure_and_the_sandbox_is_checked_before_grading():
+    """GitHub runs steps as a non-root user: a failed bubblewrap install must stop the job, not leave the
+    grader on rlimits only; `autograde sandbox --require unprivileged` says so before `batch` runs."""
+    lines = [line for _, line in run_lines()]
+    assert not [line for line in lines if "|| true" in line or line.endswith("|| :")], lines
+    assert not [line for line in lines if "--allow-weak-sandbox" in line]
+    check = lines.index("autograde sandbox --require unprivileged")
+    assert check < next(i for i, line in enumerate(lines) if line.startswith("autograde batch"))
+    assert any("apt-get install" in line and "bubblewrap" in line for line in lines[:check])
+
+
 def test_regrade_variable_expands_to_an_existing_option():
     text = WORKFLOW.read_text()
     for value in re.findall(r"REGRADE=(--[a-z-]+)", text):

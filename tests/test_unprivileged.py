@@ -1,0 +1,160 @@
+"""The unprivileged sandbox level (issue 11): a TA or a CI runner without root, where bubblewrap can make a
+user namespace, grades at level "unprivileged" (not "weak"), and the fork, survivor and network attacks
+stay contained there.
+
+Run for real as another user: root builds a venv from the system's Python outside /root (pyenv's
+interpreters live in /root, which other users cannot enter), installs this repository into it, and runs
+a driver as uid 65534 (`setpriv`), after root has graded on this machine. Skipped, saying why, where that
+cannot be arranged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOBODY = 65534
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+DRIVER = textwrap.dedent("""
+    import json, os, socket, subprocess, sys, threading, time
+    from pathlib import Path
+    sys.path.insert(0, sys.argv[1])
+    import hostile_kit as k
+    from graders import sandbox
+    work = Path(sys.argv[2])
+    report = {"level": sandbox.capabilities().level, "uid": os.getuid()}
+    from graders.batch import BatchOptions, BatchUsageError, require_sandbox
+    try:
+        require_sandbox(BatchOptions())  # batch without --allow-weak-sandbox
+        report["batch_refuses"] = None
+    except BatchUsageError as exc:
+        report["batch_refuses"] = str(exc)
+
+    # 1. the process limit counts the sandbox's processes only: 30 of the user's own are running already
+    sleepers = [subprocess.Popen(["/bin/sleep", "120"]) for _ in range(30)]
+    fork_until_refused = (
+        "import os, sys, time\\n"
+        "n = 0\\n"
+        "while n < 500:\\n"
+        "    try:\\n"
+        "        pid = os.fork()\\n"
+        "    except OSError:\\n"
+        "        break\\n"
+        "    if pid == 0:\\n"
+        "        time.sleep(30); os._exit(0)\\n"
+        "    n += 1\\n"
+        "print(n, flush=True)\\n"
+        "os._exit(0)\\n")
+    argv, _ = sandbox.bwrap_command({}, None, None, program=["-c", fork_until_refused],
+                                    userns=sandbox.UserNamespace(64 << 20, 16))
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    report["forks"] = done.stdout.strip() or done.stderr[-500:]
+    for p in sleepers:
+        p.kill(); p.wait()
+
+    # 2. fork bomb and daemons inside a graded problem: the probes complete, nothing outlives the sandbox
+    ref_ops = k.source("reference", k.FILES["ops"])
+    report["attacks"] = {}
+    for attack, when in (("forkbomb", "call"), ("detach", "call"), ("detach", "import")):
+        tok = k.token()
+        files = {k.FILES["ops"]: k.compose(ref_ops, k.FILES["ops"], attack, when, token=tok)}
+        result = k.grade(k.build(work / f"{attack}_{when}", files), ["ops"], k.FAST)
+        ops = k.problem(result, "ops")
+        report["attacks"][f"{attack}@{when}"] = {"score": ops.score, "max": ops.max_score,
+                                                 "survivors": k.wait_gone(tok, 3.0), "sandbox": result.sandbox}
+
+    # 3. no network: a server of this user listens; the attack is right only if it connects
+    server = socket.socket(); server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("0.0.0.0", 0)); server.listen(16); server.settimeout(0.2)
+    port, accepted, stop = server.getsockname()[1], [], threading.Event()
+    def serve():
+        while not stop.is_set():
+            try:
+                conn, addr = server.accept()
+            except OSError:
+                continue
+            accepted.append(addr); conn.close()
+    threading.Thread(target=serve, daemon=True).start()
+    socket.create_connection(("127.0.0.1", port), timeout=2).close()  # the listener works outside the sandbox
+    time.sleep(0.3)
+    net = k.FILES["network"]
+    text = k.compose(k.source("reference", net), net, "sockets", gate="_hx_right_only_if_connected",
+                     token=k.token(), port=port, hostip="127.0.0.1")
+    attacked = k.problem(k.grade(k.build(work / "net", {net: text}), ["network"], k.FAST), "network")
+    baseline = k.problem(k.grade(k.build(work / "net_base", {net: text.replace("\\n_hx_attack()\\n", "\\n")}),
+                                 ["network"]), "network")
+    time.sleep(0.3); stop.set()
+    report["network"] = {"accepted": len(accepted), "attacked": k.scores(attacked), "baseline": k.scores(baseline),
+                         "baseline_score": baseline.score, "max": baseline.max_score}
+    print("REPORT " + json.dumps(report))
+""")
+
+
+def _as_nobody(argv, env, timeout):
+    return subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *map(str, argv)],
+                          env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def nobody_python():
+    """A venv of the system's Python with this repository installed, usable by uid 65534."""
+    if os.geteuid() != 0 or not shutil.which("setpriv") or not shutil.which("bwrap"):
+        pytest.skip("needs root (to run as another user), setpriv and bubblewrap")
+    if not Path(SYSTEM_PYTHON).exists():
+        pytest.skip(f"no {SYSTEM_PYTHON} outside /root for the unprivileged user")
+    base = Path(tempfile.mkdtemp(prefix="autograde-unprivileged-"))
+    try:
+        base.chmod(0o755)
+        venv = base / "venv"
+        made = subprocess.run([SYSTEM_PYTHON, "-m", "venv", venv], capture_output=True, text=True, timeout=120)
+        if made.returncode != 0:
+            pytest.skip(f"{SYSTEM_PYTHON} cannot make a venv: {made.stderr[-300:]}")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "AUTOGRADE_", "VIRTUAL_ENV"))}
+        installed = subprocess.run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", ROOT], env=env,
+                                   cwd=base, capture_output=True, text=True, timeout=600)
+        assert installed.returncode == 0, installed.stderr[-3000:]
+        subprocess.run(["chmod", "-R", "a+rX", base], check=True)
+        home = base / "home"
+        home.mkdir()
+        os.chown(home, NOBODY, NOBODY)
+        yield venv / "bin" / "python", home
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_unprivileged_user_grades_at_the_unprivileged_level_and_attacks_stay_contained(nobody_python):
+    python, home = nobody_python
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "AUTOGRADE_ROOT": str(ROOT),
+           "AUTOGRADE_CACHE": str(home / "cache"), "AUTOGRADE_SLOT_DIR": str(home / "slots")}
+    trial = _as_nobody(["bwrap", "--unshare-user", "--ro-bind", "/", "/", "--", "/bin/true"], env, 30)
+    if trial.returncode != 0:
+        pytest.skip(f"bubblewrap cannot make a user namespace as an unprivileged user here: {trial.stderr[-300:]}")
+    work = home / "work"
+    done = _as_nobody([python, "-c", DRIVER, Path(__file__).parent, work], env, 880)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("REPORT ")]
+    assert done.returncode == 0 and lines, done.stdout[-2000:] + done.stderr[-4000:]
+    report = json.loads(lines[-1][len("REPORT "):])
+    print(json.dumps(report))
+    assert report["uid"] == NOBODY and report["level"] == "unprivileged", report
+    assert report["batch_refuses"] is None, report
+    # 30 processes of the same user were already running: the limit of 16 still let the sandbox fork up to it
+    forks = int(report["forks"])
+    assert 10 <= forks <= 16, report["forks"]
+    for attack, seen in report["attacks"].items():
+        assert seen["sandbox"] == "unprivileged", (attack, seen)
+        assert seen["score"] == seen["max"], (attack, seen)  # the attack runs on the side; the probes complete
+        assert seen["survivors"] == [], (attack, seen)  # the PID namespace takes every process down
+    net = report["network"]
+    assert net["accepted"] == 1, net  # only the driver's own check arrived; the attack's connections did not
+    assert net["baseline_score"] < net["max"] and net["attacked"] == net["baseline"], net
