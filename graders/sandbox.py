@@ -66,6 +66,11 @@ class Capabilities:
     unshare: Optional[str] = "unshare"
     #: bubblewrap can create a user namespace as this (non-root) user
     userns: bool = False
+    #: the options this bubblewrap knows (`--disable-userns` is 0.8+; older ones lack some)
+    bwrap_options: frozenset = frozenset()
+    #: the kernel counts RLIMIT_NPROC per user namespace (Linux 5.14+), so a limit set inside the
+    #: unprivileged sandbox counts its own processes only
+    nproc_per_userns: bool = False
 
     @property
     def strong(self) -> bool:
@@ -92,6 +97,11 @@ class Capabilities:
         if not self.is_root:
             gaps.append("root: no control group per sandbox (memory is limited per process), no per-slot uid, "
                         "no inode cap on the scratch tmpfs")
+            if self.userns and not self.nproc_per_userns:
+                gaps.append("Linux 5.14+: this kernel counts the process limit over all of the user's processes, "
+                            "so the sandbox sets none (a fork bomb runs until the CPU limit)")
+            if self.userns and "--size" not in self.bwrap_options:
+                gaps.append("bubblewrap 0.5+: no byte cap on the scratch tmpfs")
         if not self.setpriv:
             gaps.append("setpriv (util-linux): cannot drop to an unprivileged uid")
         if not self.prlimit:
@@ -119,6 +129,26 @@ def _bwrap_makes_user_namespaces(bwrap: Optional[str]) -> bool:
     return done.returncode == 0
 
 
+def _bwrap_options(bwrap: Optional[str]) -> frozenset:
+    """The long options `bwrap --help` lists (empty when it does not run)."""
+    if not bwrap:
+        return frozenset()
+    try:
+        done = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    return frozenset(word for word in (done.stdout + done.stderr).split() if word.startswith("--"))
+
+
+def kernel_at_least(major: int, minor: int, release: Optional[str] = None) -> bool:
+    """Whether the running kernel (or `release`, e.g. "6.18.0-1-amd64") is at least major.minor."""
+    numbers = (release or os.uname().release).split("-")[0].split(".")
+    try:
+        return (int(numbers[0]), int(numbers[1])) >= (major, minor)
+    except (ValueError, IndexError):
+        return False
+
+
 @lru_cache(maxsize=1)
 def capabilities() -> Capabilities:
     bwrap, is_root = shutil.which("bwrap"), os.geteuid() == 0
@@ -129,6 +159,8 @@ def capabilities() -> Capabilities:
         is_root=is_root,
         unshare=shutil.which("unshare"),
         userns=not is_root and _bwrap_makes_user_namespaces(bwrap),
+        bwrap_options=_bwrap_options(bwrap),
+        nproc_per_userns=kernel_at_least(5, 14),
     )
 
 
@@ -252,7 +284,7 @@ def bwrap_command(
                   "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                   "--clearenv", "--hostname", "sandbox"]
     if userns is not None:  # no nested user namespaces either (the seccomp filter refuses them too)
-        view.args += ["--unshare-user", "--disable-userns"]
+        view.args += ["--unshare-user"] + (["--disable-userns"] if "--disable-userns" in caps.bwrap_options else [])
     view.ro(Path("/usr"), Path("/usr"))
     for link in ("lib", "lib64", "bin", "sbin"):
         if Path("/" + link).is_symlink():
@@ -282,8 +314,9 @@ def bwrap_command(
     for inside, host in mapping.items():
         view.ro(host, INSIDE / inside)
     if userns is not None:  # private scratch: bubblewrap's tmpfs, with a byte cap
+        size = ["--size", str(userns.tmp_bytes)] if "--size" in caps.bwrap_options else []
         for mount in ("/work", "/tmp"):
-            view.args += ["--size", str(userns.tmp_bytes), "--perms", "1777", "--tmpfs", mount]
+            view.args += [*size, "--perms", "1777", "--tmpfs", mount]
         view.args += ["--chdir", "/work"]
     else:  # private scratch: tmpfs mounts with a byte and an inode cap, made by `confine_prefix` on the host side
         view.args += ["--bind", str(scratch / "work"), "/work", "--bind", str(scratch / "tmp"), "/tmp", "--chdir", "/work"]
@@ -292,7 +325,7 @@ def bwrap_command(
     for key, value in child_environment("/work").items():
         view.args += ["--setenv", key, value]
     if userns is not None:  # the limit is set inside the namespace: the kernel counts the sandbox's processes only
-        view.args += ["--", caps.prlimit, f"--nproc={userns.processes}", "--"]
+        view.args += ["--", caps.prlimit, f"--nproc={userns.processes}", "--"] if caps.nproc_per_userns else ["--"]
     else:
         view.args += ["--", caps.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                       "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]

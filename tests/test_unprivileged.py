@@ -158,3 +158,33 @@ def test_unprivileged_user_grades_at_the_unprivileged_level_and_attacks_stay_con
     net = report["network"]
     assert net["accepted"] == 1, net  # only the driver's own check arrived; the attack's connections did not
     assert net["baseline_score"] < net["max"] and net["attacked"] == net["baseline"], net
+
+
+def _caps(options, nproc_per_userns):
+    from graders import sandbox
+
+    return sandbox.Capabilities(bwrap="/usr/bin/bwrap", setpriv="/usr/bin/setpriv", prlimit="/usr/bin/prlimit",
+                                is_root=False, userns=True, bwrap_options=frozenset(options),
+                                nproc_per_userns=nproc_per_userns)
+
+
+def test_the_unprivileged_command_uses_only_what_this_bubblewrap_and_kernel_support(monkeypatch):
+    """Ubuntu 22.04's bubblewrap (0.6) has no --disable-userns; before Linux 5.14 a process limit counts
+    all of the user's processes (setting one would fail the sandbox's own forks). Both are left out and
+    said; a current machine gets them all."""
+    from graders import sandbox
+
+    userns = sandbox.UserNamespace(64 << 20, 16)
+    old = _caps({"--unshare-user", "--tmpfs", "--perms"}, nproc_per_userns=False)
+    monkeypatch.setattr(sandbox, "capabilities", lambda: old)
+    argv, _ = sandbox.bwrap_command({}, None, None, program=["-c", "pass"], userns=userns)
+    assert old.level == "unprivileged" and "--unshare-user" in argv
+    assert "--disable-userns" not in argv and "--size" not in argv and not [a for a in argv if a.startswith("--nproc")]
+    said = " ".join(old.missing())
+    assert "Linux 5.14" in said and "bubblewrap 0.5" in said
+    new = _caps({"--unshare-user", "--tmpfs", "--perms", "--size", "--disable-userns"}, nproc_per_userns=True)
+    monkeypatch.setattr(sandbox, "capabilities", lambda: new)
+    argv, _ = sandbox.bwrap_command({}, None, None, program=["-c", "pass"], userns=userns)
+    assert "--disable-userns" in argv and argv.count("--size") == 2 and "--nproc=16" in argv
+    assert argv.index("--nproc=16") > argv.index("--unshare-user")  # set inside the namespace, after bwrap
+    assert "setpriv" not in " ".join(argv)
