@@ -219,3 +219,20 @@ def sandbox_cmd(require: str | None) -> None:
     order = ("weak", "unprivileged", "strong")
     if require and order.index(caps.level) < order.index(require):
         raise click.ClickException(f"the sandbox here is {caps.level}, below the required {require}")
+
+
+@main.command("check-problems")
+@click.argument("problems_dir", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--no-grade", is_flag=True, help="Only the static checks and the probe ids (no grading of the "
+                                                "reference and the blank template).")
+def check_problems_cmd(problems_dir: Path | None, no_grade: bool) -> None:
+    """Validate problem folders before any grading: keys, judges, probes, misconceptions, swap symbols;
+    then the reference must get full marks and the blank template 0 (graders.problemcheck)."""
+    from .problemcheck import check_problems
+
+    findings = check_problems(problems_dir, grade=not no_grade)
+    for finding in findings:
+        click.echo(printable(str(finding)), err=True)
+    if findings:
+        raise click.ClickException(f"{len(findings)} problem(s) found")
+    click.echo(f"problems in {problems_dir or 'problems/'}: all checks passed")

@@ -153,6 +153,20 @@ def course_visibility(root: Optional[Path] = None) -> CourseVisibility:
     return CourseVisibility(default, values)
 
 
+#: keys problem.toml may have at its top level, in [swap], and in a [[tests]] entry besides judge options
+TOP_KEYS = frozenset({"id", "title", "order", "reread", "visibility", "swap", "tests", "limits"})
+SWAP_KEYS = frozenset({"file", "module", "symbols", "inject"})
+TEST_KEYS = frozenset({"id", "name", "probe", "kind", "points", "judge", "visibility"})
+LIMIT_KEYS = frozenset(Limits.__dataclass_fields__)
+
+
+def _unknown(table: object, known: frozenset, where: str) -> None:
+    """Refuse keys of `table` outside `known` (a misspelled key would otherwise be ignored or fail late)."""
+    extra = sorted(set(table) - known) if isinstance(table, dict) else []
+    if extra:
+        raise SpecError(f"{where}: unknown key '{extra[0]}' (known: {', '.join(sorted(known))})")
+
+
 def _require(table: dict, key: str, where: str) -> object:
     if key not in table:
         raise SpecError(f"{where}: missing key '{key}'")
@@ -173,7 +187,10 @@ def load_problem(folder: Path, course: Optional[CourseVisibility] = None) -> Pro
     where = str(path)
     course = course if course is not None else course_visibility(folder.parent)
     problem_visibility = _visibility(raw["visibility"], where) if "visibility" in raw else None
+    _unknown(raw, TOP_KEYS, where)
     swap_raw = _require(raw, "swap", where)
+    _unknown(swap_raw, SWAP_KEYS, where + " [swap]")
+    _unknown(raw.get("limits", {}), LIMIT_KEYS, where + " [limits]")
     swap = SwapSpec(
         file=str(_require(swap_raw, "file", where + " [swap]")),
         module=str(_require(swap_raw, "module", where + " [swap]")),
@@ -188,8 +205,10 @@ def load_problem(folder: Path, course: Optional[CourseVisibility] = None) -> Pro
         if tid in seen:
             raise SpecError(f"{w}: duplicate test id '{tid}'")
         seen.add(tid)
-        known = {"id", "name", "probe", "kind", "points", "judge", "visibility"}
+        known = TEST_KEYS
         kind = str(_require(t, "kind", w))
+        if not float(_require(t, "points", w)) > 0:
+            raise SpecError(f"{w}: test '{tid}': points must be positive, got {t['points']}")
         tests.append(
             TestSpec(
                 id=tid,

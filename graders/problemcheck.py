@@ -1,0 +1,322 @@
+"""`autograde check-problems`: a problem folder validated before any grading.
+
+Static checks (instant; every finding names the file, and the line where it can be found):
+unknown keys in `problem.toml` (top level, `[swap]`, `[limits]`, and test options no judge reads),
+points that are not positive, judge names that resolve to no builtin judge (`graders.judge`) and no
+entry of the problem's `judges.py` `JUDGES`, mutants without a `MISCONCEPTION` or with one the
+catalogue (`problems/misconceptions.toml`) does not define, misconception ids a judge names that the
+catalogue lacks, and swap symbols the reference module does not define. Then, in a child process that
+imports the problem's probes with the reference framework, probe ids no probe registers. Finally, unless
+told not to, the reference graded (full marks) and the blank template graded (0).
+
+A test option is known when its judge reads it: `options.get("name")` or `options["name"]` in the
+judge's function, or in a function of the same module it hands `options` to.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Set
+
+from . import paths, toml
+from .spec import LIMIT_KEYS, SWAP_KEYS, TOP_KEYS, ProblemSpec, SpecError, load_problem, symbol_names
+
+#: options the grader itself adds to every judge's options
+GRADER_OPTIONS = {"display_path"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem with a problem folder, where it is."""
+
+    path: Path
+    message: str
+    line: Optional[int] = None
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+
+
+def _line_of(text: str, *needles: str) -> Optional[int]:
+    """The first line of `text` holding every needle (1-based), None if none does."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if all(n in line for n in needles):
+            return number
+    return None
+
+
+def _toml_findings(path: Path, text: str, raw: dict) -> List[Finding]:
+    found = [Finding(path, f"unknown key '{k}' at the top level (known: {', '.join(sorted(TOP_KEYS))})",
+                     _line_of(text, k)) for k in raw if k not in TOP_KEYS]
+    swap = raw.get("swap") if isinstance(raw.get("swap"), dict) else {}
+    found += [Finding(path, f"unknown key '{k}' in [swap] (known: {', '.join(sorted(SWAP_KEYS))})", _line_of(text, k))
+              for k in swap if k not in SWAP_KEYS]
+    limits = raw.get("limits") if isinstance(raw.get("limits"), dict) else {}
+    found += [Finding(path, f"unknown key '{k}' in [limits] (known: {', '.join(sorted(LIMIT_KEYS))})", _line_of(text, k))
+              for k in limits if k not in LIMIT_KEYS]
+    return found
+
+
+# ------------------------------------------------------------------ judges and their options
+
+
+def _module_functions(tree: ast.Module) -> Dict[str, ast.FunctionDef]:
+    return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+def options_read(function: ast.FunctionDef, functions: Dict[str, ast.FunctionDef], seen: Optional[Set[str]] = None) -> Set[str]:
+    """The option names a judge reads: `options.get("x")`, `options["x"]`, also in same-module functions
+    it passes `options` to (by position or as `options=`)."""
+    seen = seen if seen is not None else set()
+    seen.add(function.name)
+    names: Set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "options" and node.args \
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            names.add(node.args[0].value)
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "options" \
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            names.add(node.slice.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions \
+                and node.func.id not in seen:
+            passed = [a for a in node.args if isinstance(a, ast.Name) and a.id == "options"]
+            passed += [k for k in node.keywords if isinstance(k.value, ast.Name) and k.value.id == "options"]
+            if passed:
+                names |= options_read(functions[node.func.id], functions, seen)
+    return names
+
+
+def _judge_table(problem: ProblemSpec) -> Dict[str, tuple]:
+    """judge name -> (source file, its module's tree, function name) for builtin and local judges."""
+    from . import judge as builtin
+
+    table: Dict[str, tuple] = {}
+    source = Path(builtin.__file__)
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    for name, fn in builtin.BUILTIN.items():
+        table[name] = (source, tree, fn.__name__)
+    local = problem.folder / "judges.py"
+    if local.is_file():
+        tree = ast.parse(local.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "JUDGES" for t in node.targets) \
+                    and isinstance(node.value, ast.Dict):
+                for key, value in zip(node.value.keys, node.value.values):
+                    if isinstance(key, ast.Constant) and isinstance(value, ast.Name):
+                        table[key.value] = (local, tree, value.id)
+    return table
+
+
+def _test_findings(problem: ProblemSpec, path: Path, text: str) -> List[Finding]:
+    found = []
+    judges = _judge_table(problem)
+    for test in problem.tests:
+        line = _line_of(text, "id", f'"{test.id}"')
+        if test.points <= 0:
+            found.append(Finding(path, f"test '{test.id}': points must be positive, got {test.points:g}", line))
+        if test.judge not in judges:
+            found.append(Finding(path, f"test '{test.id}': judge '{test.judge}' is neither a builtin judge nor in "
+                                       f"{problem.folder / 'judges.py'} JUDGES", _line_of(text, f'"{test.judge}"') or line))
+            continue
+        source, tree, name = judges[test.judge]
+        functions = _module_functions(tree)
+        if name not in functions:
+            continue
+        read = options_read(functions[name], functions) | GRADER_OPTIONS
+        for option in sorted(set(test.options) - read):
+            found.append(Finding(path, f"test '{test.id}': option '{option}' is read by no part of judge "
+                                       f"'{test.judge}' ({source.name}; it reads: {', '.join(sorted(read - GRADER_OPTIONS)) or 'nothing'})",
+                                 line))
+    return found
+
+
+# ------------------------------------------------------------------ misconceptions and symbols
+
+
+def _catalogue(problems_root: Path) -> Set[str]:
+    from .catalogue import load_catalogue
+
+    return set(load_catalogue(problems_root))
+
+
+def _misconception_literals(tree: ast.AST) -> Iterable[tuple]:
+    """(id, line) of every `misconception="..."` keyword and `MISCONCEPTION = "..."` assignment."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "misconception" and isinstance(node.value, ast.Constant) \
+                and isinstance(node.value.value, str):
+            yield node.value.value, node.value.lineno
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "MISCONCEPTION" for t in node.targets) \
+                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            yield node.value.value, node.lineno
+
+
+def _misconception_findings(problem: ProblemSpec, catalogue: Set[str], catalogue_path: Path) -> List[Finding]:
+    found = []
+    mutants = problem.folder / "mutants"
+    for path in sorted(mutants.glob("*.py")) if mutants.is_dir() else []:
+        ids = list(_misconception_literals(ast.parse(path.read_text(encoding="utf-8"))))
+        if not ids:
+            found.append(Finding(path, "a mutant must set MISCONCEPTION = '<id>'"))
+    for path in [problem.folder / "judges.py", *(sorted(mutants.glob("*.py")) if mutants.is_dir() else [])]:
+        if not path.is_file():
+            continue
+        for mid, line in _misconception_literals(ast.parse(path.read_text(encoding="utf-8"))):
+            if mid not in catalogue:
+                found.append(Finding(path, f"misconception '{mid}' is not in {catalogue_path} nor in the "
+                                           f"problem's own misconceptions.toml", line))
+    return found
+
+
+def defined_symbols(module_file: Path) -> Set[str]:
+    """Top-level functions and classes of a module, and `Class.method` for their methods."""
+    names: Set[str] = set()
+    for node in ast.parse(module_file.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        if isinstance(node, ast.ClassDef):
+            names |= {f"{node.name}.{m.name}" for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        if isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _swap_findings(problem: ProblemSpec, path: Path, text: str, reference: Path) -> List[Finding]:
+    module_file = reference / problem.swap.file
+    if not module_file.is_file():
+        return [Finding(path, f"[swap] file '{problem.swap.file}' is not in {reference}", _line_of(text, "file"))]
+    defined = defined_symbols(module_file)
+    return [Finding(path, f"[swap] symbol '{symbol}' is defined in {module_file} under none of its names",
+                    _line_of(text, symbol_names(symbol)[0]))
+            for symbol in problem.swap.symbols if not any(n in defined for n in symbol_names(symbol))]
+
+
+# ------------------------------------------------------------------ probes (child process)
+
+
+LIST_PROBES = """
+import json, runpy, sys
+sys.path[:0] = json.loads(sys.argv[1])
+import probekit
+runpy.run_path(sys.argv[2], run_name="probes")
+print("PROBES " + json.dumps(sorted(probekit.PROBES)))
+"""
+
+
+def probe_ids(problem: ProblemSpec) -> Set[str]:
+    """The probe ids `problem`'s probes.py registers, imported in a child with the reference framework."""
+    from .probe import CHILD_DIR
+
+    path = [str(paths.REFERENCE), str(CHILD_DIR), str(CHILD_DIR / "compat")]
+    done = subprocess.run([sys.executable, "-c", LIST_PROBES, json.dumps(path), str(problem.folder / "probes.py")],
+                          capture_output=True, text=True, timeout=300, cwd=problem.folder)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("PROBES ")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit code {done.returncode}")
+    return set(json.loads(lines[-1][len("PROBES "):]))
+
+
+def _probe_findings(problem: ProblemSpec, path: Path, text: str) -> List[Finding]:
+    probes = problem.folder / "probes.py"
+    if not probes.is_file():
+        return [Finding(problem.folder, "no probes.py")]
+    try:
+        ids = probe_ids(problem)
+    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        return [Finding(probes, f"importing the probes failed: {exc}")]
+    return [Finding(path, f"test '{t.id}': probe '{t.probe}' is registered by no @probe in {probes}",
+                    _line_of(text, f'"{t.probe}"'))
+            for t in problem.tests if t.probe not in ids]
+
+
+# ------------------------------------------------------------------ the whole check
+
+
+def check_folder(folder: Path, catalogue: Set[str], reference: Path, probes: bool = True) -> List[Finding]:
+    """Every finding about one problem folder (static, then probes)."""
+    path = folder / "problem.toml"
+    text = path.read_text(encoding="utf-8")
+    try:
+        raw = toml.loads(text)
+    except toml.TOMLDecodeError as exc:
+        return [Finding(path, f"not valid TOML: {exc}")]
+    found = _toml_findings(path, text, raw)
+    try:
+        problem = load_problem(folder)
+    except (SpecError, TypeError, ValueError) as exc:
+        return found or [Finding(path, str(exc))]  # the load refuses the first unknown key the findings name
+    found += _test_findings(problem, path, text)
+    found += _misconception_findings(problem, catalogue, folder.parent / "misconceptions.toml")
+    found += _swap_findings(problem, path, text, reference)
+    if probes and not found:
+        found += _probe_findings(problem, path, text)
+    return found
+
+
+def _grading_offering(problem_id: str) -> Optional[str]:
+    """The default offering if it grades `problem_id`, else the first offering that does (None: none)."""
+    from .offering import load_offerings
+
+    default, offerings = load_offerings()
+    for oid in [default, *offerings]:
+        if problem_id in offerings[oid].points:
+            return oid
+    return None
+
+
+def _grading_findings(problem: ProblemSpec) -> List[Finding]:
+    """The reference gets full marks and the blank template 0 on `problem`, in an offering that grades it."""
+    offering = _grading_offering(problem.id)
+    if offering is None:  # not assigned yet: nothing grades it, so nothing to check
+        return []
+    from .make_template import make_template
+
+    found = []
+    with tempfile.TemporaryDirectory(prefix="check-problems-") as tmp:
+        blank = Path(tmp) / "template"
+        make_template(blank, offering=offering)  # the offering's own template: its problems stubbed
+        for name, folder, full in (("the reference", paths.REFERENCE, True), ("the blank template", blank, False)):
+            found += _graded_as_expected(problem, name, folder, offering, full)
+    return found
+
+
+def _graded_as_expected(problem: ProblemSpec, name: str, folder: Path, offering: str, full: bool) -> List[Finding]:
+    """[] if `folder` scores full marks (`full`) or 0 on `problem` in `offering`, else the finding."""
+    from .grade import GradeOptions, grade_submission
+
+    result = grade_submission(folder, GradeOptions(problems=[problem.id], offering=offering)).problems[0]
+    want = result.max_score if full else 0.0
+    if not result.fault and abs(result.score - want) <= 1e-9:
+        return []
+    why = result.fault or "; ".join(f"{t.id}: {t.message[:120]}" for t in result.tests if (t.score > 0) != full)[:600]
+    return [Finding(problem.folder, f"{name} scored {result.score:g} / {result.max_score:g} in offering "
+                                    f"'{offering}', expected {want:g}: {why}")]
+
+
+def check_problems(root: Optional[Path] = None, grade: bool = True) -> List[Finding]:
+    """Every finding about the problem folders under `root` (default: the grader's problems/)."""
+    from .catalogue import CatalogueError
+
+    root = root or paths.PROBLEMS
+    try:
+        catalogue = _catalogue(root)
+    except CatalogueError as exc:
+        return [Finding(root, str(exc))]
+    folders = [d for d in sorted(root.iterdir()) if (d / "problem.toml").is_file()]
+    if not folders:
+        return [Finding(root, "no problem folder (a folder with problem.toml)")]
+    found: List[Finding] = []
+    for folder in folders:
+        found += check_folder(folder, catalogue, paths.REFERENCE)
+    if grade and not found and root.resolve() == paths.PROBLEMS.resolve():
+        from .spec import load_problems
+
+        for problem in load_problems(root):
+            found += _grading_findings(problem)
+    return found

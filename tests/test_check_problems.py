@@ -1,0 +1,99 @@
+"""`autograde check-problems`: the course's problems pass; a copy with one misspelling fails, naming the file."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT
+from graders.cli import main
+from graders.problemcheck import check_problems
+from graders.spec import SpecError, load_problems
+
+PROBLEMS = ROOT / "problems"
+
+
+def test_the_problems_pass_the_static_checks_and_their_probe_ids_exist():
+    assert [str(f) for f in check_problems(grade=False)] == []
+
+
+@pytest.mark.slow
+def test_check_problems_grades_the_reference_to_full_marks_and_the_blank_template_to_zero():
+    done = CliRunner().invoke(main, ["check-problems", str(PROBLEMS)])
+    assert done.exit_code == 0, done.output
+    assert "all checks passed" in done.stdout
+
+
+def _copy(tmp_path: Path) -> Path:
+    copy = tmp_path / "problems"
+    shutil.copytree(PROBLEMS, copy, ignore=shutil.ignore_patterns("__pycache__", "hidden"))
+    return copy
+
+
+#: (file under problems/, text replaced, replacement, what the message must say)
+BREAKAGES = {
+    "judge": ("autodiff/problem.toml", 'judge = "time_ratio"', 'judge = "time_ration"', "judge 'time_ration'"),
+    "probe": ("ops/problem.toml", 'probe = "op_neg"', 'probe = "op_negg"', "probe 'op_negg' is registered by no @probe"),
+    "limits": ("network/problem.toml", "wall_seconds", "wall_secs", "unknown key 'wall_secs' in [limits]"),
+    "swap": ("autodiff/problem.toml", "[swap]", "[swap]\nfiles = 1", "unknown key 'files' in [swap]"),
+    "option": ("autodiff/problem.toml", "max_ratio = 3.0", "max_ration = 3.0", "option 'max_ration'"),
+    "mutant": ("autodiff/mutants/quadratic_visited.py", '"quadratic-traversal"', '"quadratic-travesal"',
+               "misconception 'quadratic-travesal' is not in"),
+    "judge-misconception": ("autodiff/judges.py", 'misconception="', 'misconception="x-', "is not in"),
+}
+
+
+@pytest.mark.parametrize("breakage", sorted(BREAKAGES))
+def test_one_misspelling_fails_naming_the_file(tmp_path, breakage):
+    rel, old, new, says = BREAKAGES[breakage]
+    copy = _copy(tmp_path)
+    target = copy / rel
+    text = target.read_text(encoding="utf-8")
+    assert old in text, (rel, old)
+    target.write_text(text.replace(old, new, 1), encoding="utf-8")
+    findings = [str(f) for f in check_problems(copy, grade=False)]
+    assert findings, breakage
+    assert any(str(target) in f and says in f for f in findings), findings
+
+
+def test_a_symbol_the_reference_lacks_is_named(tmp_path):
+    copy = _copy(tmp_path)
+    target = copy / "autodiff" / "problem.toml"
+    text = target.read_text(encoding="utf-8")
+    target.write_text(text.replace('"backpropagate"', '"back_propagate"', 1), encoding="utf-8")
+    findings = [str(f) for f in check_problems(copy, grade=False)]
+    assert any("symbol 'back_propagate'" in f and str(target) in f for f in findings), findings
+
+
+def test_loading_refuses_unknown_keys_and_non_positive_points_naming_the_file(tmp_path):
+    copy = _copy(tmp_path)
+    target = copy / "ops" / "problem.toml"
+    target.write_text(target.read_text(encoding="utf-8").replace("[limits]", "[limits]\nmemory = 5", 1), encoding="utf-8")
+    with pytest.raises(SpecError, match=r"ops/problem.toml \[limits\]: unknown key 'memory'"):
+        load_problems(copy)
+    target.write_text(target.read_text(encoding="utf-8").replace("memory = 5\n", ""), encoding="utf-8")
+    text = target.read_text(encoding="utf-8")
+    target.write_text(text.replace("points = ", "points = -", 1), encoding="utf-8")
+    with pytest.raises(SpecError, match="points must be positive"):
+        load_problems(copy)
+
+
+def test_a_problem_brings_its_own_misconceptions_and_ids_stay_unique(tmp_path):
+    from graders.catalogue import load_catalogue
+
+    copy = _copy(tmp_path)
+    mutant = copy / "autodiff" / "mutants" / "quadratic_visited.py"
+    mutant.write_text(mutant.read_text(encoding="utf-8").replace('"quadratic-traversal"', '"visited-list-scan"', 1),
+                      encoding="utf-8")
+    assert any("visited-list-scan" in str(f) for f in check_problems(copy, grade=False))
+    own = copy / "autodiff" / "misconceptions.toml"
+    own.write_text('[visited-list-scan]\ntitle = "Visited set kept as a list"\nexplanation = "`x in list` is O(n)."\n'
+                   'reread = "Lecture 4"\n', encoding="utf-8")
+    assert [str(f) for f in check_problems(copy, grade=False)] == []
+    assert load_catalogue(copy)["visited-list-scan"].title == "Visited set kept as a list"
+    own.write_text(own.read_text(encoding="utf-8") + '\n[not-topological]\ntitle = "again"\n', encoding="utf-8")
+    found = [str(f) for f in check_problems(copy, grade=False)]
+    assert any("'not-topological' is already defined in" in f and str(own) in f for f in found), found
