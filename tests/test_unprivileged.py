@@ -2,9 +2,10 @@
 user namespace, grades at level "unprivileged" (not "weak"), and the fork, survivor and network attacks
 stay contained there.
 
-Run for real as another user: root builds a venv from the system's Python outside /root (pyenv's
-interpreters live in /root, which other users cannot enter), installs this repository into it, and runs
-a driver as uid 65534 (`setpriv`), after root has graded on this machine. Skipped, saying why, where that
+Run for real as another user: root copies what the grader reads to a world-readable folder, builds a venv
+from the system's Python outside /root (pyenv's interpreters live in /root, which other users cannot
+enter), installs the copy into it, and runs a driver as uid 65534 (`setpriv`), after root has graded on
+this machine. Skipped, saying why, where that
 cannot be arranged.
 """
 
@@ -16,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 import textwrap
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -104,9 +106,27 @@ def _as_nobody(argv, env, timeout):
                           env=env, capture_output=True, text=True, timeout=timeout)
 
 
+def _world_readable_copy(dest: Path) -> Path:
+    """What the grader and the driver read, copied where uid 65534 can read it (the checkout itself may sit
+    under a folder only root can enter): the Gradescope payload (pyproject.toml, graders, reports,
+    problems, reference) plus the hostile kit and its attack files."""
+    from graders.gradescope import build_zip
+
+    archive = dest.parent / "payload.zip"
+    build_zip(archive, ROOT)
+    with zipfile.ZipFile(archive) as payload:
+        payload.extractall(dest)
+    archive.unlink()
+    (dest / "tests" / "files").mkdir(parents=True)
+    shutil.copy2(ROOT / "tests" / "hostile_kit.py", dest / "tests" / "hostile_kit.py")
+    shutil.copytree(ROOT / "tests" / "files" / "hostile", dest / "tests" / "files" / "hostile")
+    return dest
+
+
 @pytest.fixture(scope="module")
 def nobody_python():
-    """A venv of the system's Python with this repository installed, usable by uid 65534."""
+    """A venv of the system's Python with a world-readable copy of this repository installed, usable by
+    uid 65534: (python, home folder of that user, the copy)."""
     if os.geteuid() != 0 or not shutil.which("setpriv") or not shutil.which("bwrap"):
         pytest.skip("needs root (to run as another user), setpriv and bubblewrap")
     if not Path(SYSTEM_PYTHON).exists():
@@ -118,15 +138,16 @@ def nobody_python():
         made = subprocess.run([SYSTEM_PYTHON, "-m", "venv", venv], capture_output=True, text=True, timeout=120)
         if made.returncode != 0:
             pytest.skip(f"{SYSTEM_PYTHON} cannot make a venv: {made.stderr[-300:]}")
+        source = _world_readable_copy(base / "source")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "AUTOGRADE_", "VIRTUAL_ENV"))}
-        installed = subprocess.run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", ROOT], env=env,
+        installed = subprocess.run([venv / "bin" / "python", "-m", "pip", "install", "--quiet", source], env=env,
                                    cwd=base, capture_output=True, text=True, timeout=600)
         assert installed.returncode == 0, installed.stderr[-3000:]
         subprocess.run(["chmod", "-R", "a+rX", base], check=True)
         home = base / "home"
         home.mkdir()
         os.chown(home, NOBODY, NOBODY)
-        yield venv / "bin" / "python", home
+        yield venv / "bin" / "python", home, source
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -134,14 +155,14 @@ def nobody_python():
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_unprivileged_user_grades_at_the_unprivileged_level_and_attacks_stay_contained(nobody_python):
-    python, home = nobody_python
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "AUTOGRADE_ROOT": str(ROOT),
+    python, home, source = nobody_python
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "AUTOGRADE_ROOT": str(source),
            "AUTOGRADE_CACHE": str(home / "cache"), "AUTOGRADE_SLOT_DIR": str(home / "slots")}
     trial = _as_nobody(["bwrap", "--unshare-user", "--ro-bind", "/", "/", "--", "/bin/true"], env, 30)
     if trial.returncode != 0:
         pytest.skip(f"bubblewrap cannot make a user namespace as an unprivileged user here: {trial.stderr[-300:]}")
     work = home / "work"
-    done = _as_nobody([python, "-c", DRIVER, Path(__file__).parent, work], env, 880)
+    done = _as_nobody([python, "-c", DRIVER, source / "tests", work], env, 880)
     lines = [line for line in done.stdout.splitlines() if line.startswith("REPORT ")]
     assert done.returncode == 0 and lines, done.stdout[-2000:] + done.stderr[-4000:]
     report = json.loads(lines[-1][len("REPORT "):])
