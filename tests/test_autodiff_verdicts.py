@@ -21,10 +21,15 @@ import pytest
 
 from conftest import ROOT
 from graders.grade import GradeOptions, grade_submission
-from graders.judge import linear_work, same_outcome, time_ratio, work_growth
+from graders.baseline import problem_hooks
+from graders.judge import same_outcome
 from graders.probe import ProbeOutcome
+from graders.spec import load_problems
 
 SUBMISSIONS = ROOT / "tests" / "files" / "submissions"
+#: the autodiff problem's own judges (problems/autodiff/judges.py)
+_AUTODIFF = problem_hooks(next(p for p in load_problems() if p.id == "autodiff"))
+linear_work, time_ratio, work_growth = _AUTODIFF.linear_work, _AUTODIFF.time_ratio, _AUTODIFF.work_growth
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from graders.judge import NotNumeric, Verdict, compare_values, to_array
+from graders.judge import NotNumeric, Verdict, allclose, compare_values, parent_timed, to_array
+from graders.probe import ProbeOutcome
 
 #: relative and absolute tolerance for adjoints that are sums of a few exact products
 ADJOINT_TOL = 1e-9
@@ -253,7 +254,231 @@ def constants_skipped(student, reference, options: Dict[str, Any]) -> Verdict:
     return Verdict(1.0, "constants skipped, leaf derivatives right")
 
 
+# ------------------------------------------------------------ complexity and recursion judges
+# (work counted on instrumented graphs, time ratios, deep chains: autodiff's own evidence)
+
+
+def _work(row: Dict[str, Any]) -> int:
+    return int(row.get("chain_rule", 0)) + int(row.get("parents", 0))
+
+
+def work_growth(rows: List[Dict[str, Any]], budget: Optional[int] = None) -> Optional[str]:
+    """How the work grows with the node count over the measured sizes (the last pair that tells).
+
+    Between two sizes with node ratio q and work ratio r: linear if r <= 1.5 q,
+    "quadratic" if r <= 1.5 q^2, else "exponential" (on diamond chains the path count
+    squares when the layers double). A size stopped over `budget` only bounds r from
+    below; None when nothing shows a growth faster than linear.
+    """
+    done = [r for r in rows if isinstance(r, dict) and r.get("nodes")]
+    verdict = None
+    for a, b in zip(done, done[1:]):
+        if a.get("exceeded"):
+            break
+        q = b["nodes"] / max(a["nodes"], 1)
+        if b.get("exceeded"):
+            bound = budget if budget is not None else _work(b)
+            r_at_least = bound / max(_work(a), 1)
+            if r_at_least > 1.5 * q * q:
+                return "exponential"
+            return verdict or ("quadratic" if r_at_least > 1.5 * q else None)
+        r = _work(b) / max(_work(a), 1)
+        verdict = "exponential" if r > 1.5 * q * q else "quadratic" if r > 1.5 * q else verdict
+    return verdict
+
+
+#: the misconception a growth names, and what the student is told
+GROWTH = {
+    "exponential": ("path-recursion", ": the work grows with the number of paths, which doubles with every layer"),
+    "quadratic": ("quadratic-traversal", ": the work grows with the square of the graph size (each node re-walks "
+                                         "the graph, or the order is recomputed inside the loop)"),
+    None: (None, ": each node should be visited a constant number of times"),
+}
+
+
+def _work_family(rows: Any, ref_rows: List[Dict[str, Any]], factor: float, what: str) -> Optional[Verdict]:
+    """The failure on one family of graphs (rows per size), or None if its work is linear and its derivatives right."""
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
+        return Verdict(0.0, f"no measurements on {what}")
+    for i, (row, ref) in enumerate(zip(rows, ref_rows)):
+        work, ref_work = _work(row), _work(ref)
+        if row.get("exceeded") or work > factor * ref_work + 10:
+            misconception, why = GROWTH[work_growth(rows[: i + 1])]
+            more = "more than " if row.get("exceeded") else ""
+            return Verdict(
+                0.0,
+                f"{more}{work} uses of chain_rule/parents on {what} of {ref['layers']} layers, {ref['nodes']} nodes "
+                f"(the reference needs {ref_work}){why}",
+                misconception=misconception,
+            )
+    if len(rows) < len(ref_rows):
+        return Verdict(0.0, f"the measurement on {what} stopped early")
+    problem = compare_values([r.get("derivative") for r in rows], [r.get("derivative") for r in ref_rows], 1e-9, 1e-12)
+    if problem:
+        return Verdict(0.0, f"wrong derivatives on {what} (work counts only when the derivatives are right): {problem}")
+    return None
+
+
+def linear_work(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """Work (chain_rule + parents uses) must grow linearly with nodes, within `factor` of the reference,
+    and the derivatives computed in the same runs must be right.
+
+    The probe returns rows per size, or a mapping of graph families (e.g. Scalars,
+    Tensors) to rows; every family must pass. Work growing quadratically names
+    `quadratic-traversal`, exponentially (with the path count) `path-recursion`.
+    """
+    factor = float(options.get("factor", 6.0))
+    families = reference.value if isinstance(reference.value, dict) else {"": reference.value}
+    value = student.value if isinstance(reference.value, dict) else {"": student.value}
+    value = value if isinstance(value, dict) else {}
+    first = next(iter(families))
+    figure = {"kind": "work", "student": value.get(first), "reference": families[first]}
+    for name, ref_rows in families.items():
+        what = f"{name} diamond chains" if name else "diamond chains"
+        failure = _work_family(value.get(name), ref_rows, factor, what)
+        if failure is not None:
+            failure.figure = {"kind": "work", "student": value.get(name), "reference": ref_rows}
+            return failure
+    return Verdict(1.0, "work grows linearly with the number of nodes", figure=figure)
+
+
+def _derivatives_only(value: Any) -> Any:
+    """What mutant matching compares for a work measurement: the derivatives, not the counts
+    (many unrelated bugs walk the graph the same number of times)."""
+    if isinstance(value, dict):
+        return {k: _derivatives_only(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [r.get("derivative") if isinstance(r, dict) else None for r in value]
+    return None
+
+
+linear_work.view = _derivatives_only  # type: ignore[attr-defined]
+
+
+def timed_derivatives_problem(rows: List[Dict[str, Any]], ref_rows: List[Dict[str, Any]]) -> Optional[str]:
+    """None if every timed run's leaf derivatives equal the reference's on the same graph, else why not.
+
+    Rows are matched by their tag; a row that stopped early is checked on the runs it made.
+    """
+    want = {r.get("tag"): r.get("derivatives") for r in ref_rows}
+    for row in rows:
+        got, expected = row.get("derivatives"), want.get(row.get("tag"))
+        if not isinstance(got, list) or not got or not isinstance(expected, list) or len(got) > len(expected):
+            return f"graph of {row.get('nodes')} nodes: no leaf derivatives were recorded"
+        problem = compare_values(got, expected[: len(got)], 1e-9, 1e-12, f"leaf derivatives, graph of {row.get('nodes')} nodes")
+        if problem:
+            return problem
+    return None
+
+
+def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """Doubling the largest graph must not much more than double the time.
+
+    Timed in CPU time that the parent reads from the kernel (the process CPU clocks of the child's whole tree: every thread and process) at
+    marks the child sends before and after each run (it waits for each to be read): code
+    in the child cannot fake it, and waiting for a busy CPU does not count. Robust: best of 3 runs per size (up to 16000 nodes, where a quadratic term
+    dominates), and the largest pair measured twice; load can only slow a run down,
+    so the smaller of the two ratios is kept. Linear work gives ≈ 2, quadratic ≈ 4;
+    the bound (`max_ratio`, 3.0) sits between.
+    """
+    value = student.value if isinstance(student.value, dict) else {}
+    rows, again = value.get("rows"), value.get("again")
+    bound = float(options.get("max_ratio", 3.0))
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows) or not isinstance(again, list) \
+            or not all(isinstance(r, dict) for r in again):
+        return Verdict(0.0, "malformed timing data")
+    wrong = timed_derivatives_problem(rows + again, reference.value["rows"] + reference.value["again"])
+    rows, again = parent_timed(rows, student.marks), parent_timed(again, student.marks)
+    ref = reference.value
+    figure = {"kind": "time", "student": rows, "reference": parent_timed(ref["rows"], reference.marks)}
+    if rows and rows[-1].get("exceeded"):
+        return Verdict(
+            0.0,
+            f"more than {rows[-1].get('budget')} uses of chain_rule/parents on a graph of {rows[-1].get('nodes')} "
+            "nodes: the work is not linear in the graph size (see the work test)",
+            figure=figure,
+        )
+    if wrong:
+        return Verdict(0.0, f"the timed runs computed wrong derivatives, and time only counts for right results: {wrong}",
+                       figure=figure)
+    if student.marks is None or not all(isinstance(r.get("seconds"), float) for r in rows + again):
+        return Verdict(0.0, "the timing marks are missing or were sent twice (nothing else may send them)", figure=figure)
+    ratios = [b["seconds"] / max(a["seconds"], 1e-9) for a, b in zip(rows, rows[1:])]
+    if len(rows) < len(ref["rows"]) or len(again) < len(ref["again"]):
+        text = ", ".join(f"{r:.2f}" for r in ratios) or "none"
+        grows = bool(ratios) and ratios[-1] > bound
+        return Verdict(
+            0.0,
+            f"the timing stopped early: {rows[-1]['nodes']} nodes took {rows[-1]['seconds']:.1f} s (the reference "
+            f"needs well under 0.1 s); time ratios when the graph doubles: {text}",
+            misconception="quadratic-traversal" if grows else None,
+            figure=figure,
+        )
+    confirm = again[1]["seconds"] / max(again[0]["seconds"], 1e-9)
+    text = ", ".join(f"{r:.2f}" for r in ratios) + f" (largest pair again: {confirm:.2f})"
+    if min(ratios[-1], confirm) <= bound:
+        return Verdict(1.0, f"time ratios when the graph doubles: {text}; linear ≈ 2", figure=figure)
+    return Verdict(
+        0.0,
+        f"time ratios when the graph doubles: {text}; linear work gives ≈ 2, quadratic ≈ 4. "
+        "Look for a membership test on a list (`x in some_list`), list.index/insert(0, ...) "
+        "or repeated scans inside the loop",
+        misconception="quadratic-traversal",
+        figure=figure,
+    )
+
+
+def _timed_derivatives(value: Any) -> Any:
+    """What mutant matching compares for the timing probe: the timed runs' derivatives only."""
+    if not isinstance(value, dict):
+        return None
+    return [r.get("derivatives") if isinstance(r, dict) else None for r in (value.get("rows") or []) + (value.get("again") or [])]
+
+
+time_ratio.view = _timed_derivatives  # type: ignore[attr-defined]
+
+
+def deep_chain(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """The chain's derivative, at the default recursion limit.
+
+    Recursion is judged on what the traversal did, not on the limit it left behind: a RecursionError,
+    the limit left raised, or the graph used with more Python frames on the stack than the default
+    limit allows (`stack_beyond_limit`: the limit was moved during the call, by whatever path, and
+    restored) are all `recursion-limit`.
+    """
+    if not student.ok:
+        if student.status == "error" and student.error_type == "RecursionError":
+            return Verdict(
+                0.0,
+                f"{student.describe(options.get('display_path', ''))}: a recursive traversal dies on deep graphs",
+                misconception="recursion-limit",
+            )
+        return Verdict(0.0, student.describe(options.get("display_path", "")))
+    if isinstance(student.value, dict) and student.value.get("recursion_limit_raised") is True:
+        return Verdict(
+            0.0,
+            "sys.setrecursionlimit was raised to get through the deep chain: the traversal is still recursive; "
+            "use an explicit stack instead",
+            misconception="recursion-limit",
+        )
+    if isinstance(student.value, dict) and student.value.get("stack_beyond_limit") is True:
+        return Verdict(
+            0.0,
+            "the traversal went deeper than Python's default recursion limit allows (one stack frame per node "
+            "of the chain): it is recursive and got through only because the limit was moved while it ran; "
+            "use an explicit stack instead",
+            misconception="recursion-limit",
+        )
+    return allclose(student, reference, options)
+
+
+deep_chain.handles_errors = True  # type: ignore[attr-defined]  # a RecursionError is its evidence
+
+
 JUDGES = {
+    "linear_work": linear_work,
+    "time_ratio": time_ratio,
+    "deep_chain": deep_chain,
     "topological_order": topological_order,
     "fan_out": fan_out,
     "seed_scaled": seed_scaled,
