@@ -216,8 +216,7 @@ def sandbox_cmd(require: str | None) -> None:
     click.echo(f"sandbox level: {caps.level}")
     for gap in caps.missing():
         click.echo(f"  - {gap}")
-    order = ("weak", "unprivileged", "strong")
-    if require and order.index(caps.level) < order.index(require):
+    if require and sandbox.LEVELS.index(caps.level) < sandbox.LEVELS.index(require):
         raise click.ClickException(f"the sandbox here is {caps.level}, below the required {require}")
 
 

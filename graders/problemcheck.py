@@ -159,18 +159,14 @@ def _misconception_literals(tree: ast.AST) -> Iterable[tuple]:
 
 def _misconception_findings(problem: ProblemSpec, catalogue: Set[str], catalogue_path: Path) -> List[Finding]:
     found = []
-    mutants = problem.folder / "mutants"
-    for path in sorted(mutants.glob("*.py")) if mutants.is_dir() else []:
+    mutants = sorted((problem.folder / "mutants").glob("*.py"))
+    judges = [problem.folder / "judges.py"] if (problem.folder / "judges.py").is_file() else []
+    for path in judges + mutants:
         ids = list(_misconception_literals(ast.parse(path.read_text(encoding="utf-8"))))
-        if not ids:
+        if path in mutants and not ids:
             found.append(Finding(path, "a mutant must set MISCONCEPTION = '<id>'"))
-    for path in [problem.folder / "judges.py", *(sorted(mutants.glob("*.py")) if mutants.is_dir() else [])]:
-        if not path.is_file():
-            continue
-        for mid, line in _misconception_literals(ast.parse(path.read_text(encoding="utf-8"))):
-            if mid not in catalogue:
-                found.append(Finding(path, f"misconception '{mid}' is not in {catalogue_path} nor in the "
-                                           f"problem's own misconceptions.toml", line))
+        found += [Finding(path, f"misconception '{mid}' is not in {catalogue_path} nor in the problem's own "
+                                f"misconceptions.toml", line) for mid, line in ids if mid not in catalogue]
     return found
 
 

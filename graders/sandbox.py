@@ -54,6 +54,10 @@ INSIDE = Path("/sandbox")
 PYTHON_FLAGS: Tuple[str, ...] = ("-s", "-P") if sys.version_info >= (3, 11) else ("-s",)
 
 
+#: the sandbox levels, weakest first
+LEVELS = ("weak", "unprivileged", "strong")
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What this machine offers for isolation."""

@@ -19,7 +19,10 @@ import os
 import secrets
 import shutil
 import signal
+import socket
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence
 
@@ -310,3 +313,55 @@ def tree_digest(root: Path) -> Dict[str, tuple]:
 def copy_variant(dest: Path, variant: str) -> Path:
     shutil.copytree(SUBMISSIONS / variant, dest, dirs_exist_ok=True)
     return dest
+
+
+@dataclass
+class NetworkAttack:
+    """What `network_attack` saw: connections the listener accepted before grading (its own check) and
+    after, and the network problem graded with the attack and without it."""
+
+    accepted_before: int
+    accepted_after: int
+    attacked: ProblemResult
+    baseline: ProblemResult
+
+
+def network_attack(dest: Path, host_ip: str = "127.0.0.1") -> NetworkAttack:
+    """A TCP listener on every address of this host; the `sockets` attack connects to it (localhost and
+    `host_ip`), resolves names and opens a URL, and is right only if any of that works. The listener's own
+    check connection is the one accepted before grading."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("0.0.0.0", 0))
+    server.listen(16)
+    server.settimeout(0.2)
+    port = server.getsockname()[1]
+    accepted, stop = [], threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                conn, addr = server.accept()
+            except OSError:
+                continue
+            accepted.append(addr)
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2):
+            pass  # the listener works outside the sandbox
+        time.sleep(0.3)
+        before = len(accepted)
+        net = FILES["network"]
+        text = compose(source("reference", net), net, "sockets", gate="_hx_right_only_if_connected",
+                       token=token(), port=port, hostip=host_ip)
+        attacked = grade(build(dest / "attack", {net: text}), ["network"], FAST)
+        baseline = grade(build(dest / "base", {net: text.replace("\n_hx_attack()\n", "\n")}), ["network"])
+        time.sleep(0.3)
+    finally:
+        stop.set()
+        thread.join(2)
+        server.close()
+    return NetworkAttack(before, len(accepted), problem(attacked, "network"), problem(baseline, "network"))

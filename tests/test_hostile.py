@@ -21,8 +21,6 @@ import os
 import socket
 import subprocess
 import sys
-import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -388,45 +386,14 @@ def test_no_relay_between_problems_or_submissions(tmp_path):
 def test_no_network(tmp_path):
     """A TCP server of the test listens on every host address; the attack connects to it (localhost and the
     host's address), resolves names and opens a URL, and is right only if any of that works."""
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("0.0.0.0", 0))
-    server.listen(16)
-    server.settimeout(0.2)
-    port = server.getsockname()[1]
-    accepted, stop = [], threading.Event()
-
-    def serve():
-        while not stop.is_set():
-            try:
-                conn, addr = server.accept()
-            except OSError:
-                continue
-            accepted.append(addr)
-            conn.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=2):
-            pass  # the server works for the grader's own namespace
-        time.sleep(0.3)
-        assert len(accepted) == 1
-        try:
-            host_ip = socket.gethostbyname(socket.gethostname())
-        except OSError:
-            host_ip = "127.0.0.1"
-        text = k.compose(k.source("reference", NET), NET, "sockets", gate="_hx_right_only_if_connected",
-                         token=k.token(), port=port, hostip=host_ip)
-        attacked = k.grade(k.build(tmp_path / "attack", {NET: text}), ["network"], k.FAST)
-        baseline = k.grade(k.build(tmp_path / "base", {NET: text.replace("\n_hx_attack()\n", "\n")}), ["network"])
-        time.sleep(0.3)
-    finally:
-        stop.set()
-        thread.join(2)
-        server.close()
-    assert len(accepted) == 1, f"connections from the sandbox: {accepted[1:]}"
-    a, b = k.problem(attacked, "network"), k.problem(baseline, "network")
+        host_ip = socket.gethostbyname(socket.gethostname())
+    except OSError:
+        host_ip = "127.0.0.1"
+    seen = k.network_attack(tmp_path, host_ip)
+    assert seen.accepted_before == 1  # the listener works for the grader's own namespace
+    assert seen.accepted_after == 1, f"{seen.accepted_after - 1} connection(s) from the sandbox"
+    a, b = seen.attacked, seen.baseline
     assert b.score < b.max_score
     assert k.scores(a) == k.scores(b)
 

@@ -27,7 +27,7 @@ NOBODY = 65534
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 DRIVER = textwrap.dedent("""
-    import json, os, socket, subprocess, sys, threading, time
+    import json, os, subprocess, sys
     from pathlib import Path
     sys.path.insert(0, sys.argv[1])
     import hostile_kit as k
@@ -74,29 +74,11 @@ DRIVER = textwrap.dedent("""
         report["attacks"][f"{attack}@{when}"] = {"score": ops.score, "max": ops.max_score,
                                                  "survivors": k.wait_gone(tok, 3.0), "sandbox": result.sandbox}
 
-    # 3. no network: a server of this user listens; the attack is right only if it connects
-    server = socket.socket(); server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("0.0.0.0", 0)); server.listen(16); server.settimeout(0.2)
-    port, accepted, stop = server.getsockname()[1], [], threading.Event()
-    def serve():
-        while not stop.is_set():
-            try:
-                conn, addr = server.accept()
-            except OSError:
-                continue
-            accepted.append(addr); conn.close()
-    threading.Thread(target=serve, daemon=True).start()
-    socket.create_connection(("127.0.0.1", port), timeout=2).close()  # the listener works outside the sandbox
-    time.sleep(0.3)
-    net = k.FILES["network"]
-    text = k.compose(k.source("reference", net), net, "sockets", gate="_hx_right_only_if_connected",
-                     token=k.token(), port=port, hostip="127.0.0.1")
-    attacked = k.problem(k.grade(k.build(work / "net", {net: text}), ["network"], k.FAST), "network")
-    baseline = k.problem(k.grade(k.build(work / "net_base", {net: text.replace("\\n_hx_attack()\\n", "\\n")}),
-                                 ["network"]), "network")
-    time.sleep(0.3); stop.set()
-    report["network"] = {"accepted": len(accepted), "attacked": k.scores(attacked), "baseline": k.scores(baseline),
-                         "baseline_score": baseline.score, "max": baseline.max_score}
+    # 3. no network: a listener of this user; the attack is right only if it connects
+    seen = k.network_attack(work / "net")
+    report["network"] = {"accepted_before": seen.accepted_before, "accepted_after": seen.accepted_after,
+                         "attacked": k.scores(seen.attacked), "baseline": k.scores(seen.baseline),
+                         "baseline_score": seen.baseline.score, "max": seen.baseline.max_score}
     print("REPORT " + json.dumps(report))
 """)
 
@@ -177,7 +159,7 @@ def test_unprivileged_user_grades_at_the_unprivileged_level_and_attacks_stay_con
         assert seen["score"] == seen["max"], (attack, seen)  # the attack runs on the side; the probes complete
         assert seen["survivors"] == [], (attack, seen)  # the PID namespace takes every process down
     net = report["network"]
-    assert net["accepted"] == 1, net  # only the driver's own check arrived; the attack's connections did not
+    assert net["accepted_before"] == 1 and net["accepted_after"] == 1, net  # only the listener's own check arrived
     assert net["baseline_score"] < net["max"] and net["attacked"] == net["baseline"], net
 
 
