@@ -130,10 +130,30 @@ def child_dir() -> Path:
                                                              ignore=shutil.ignore_patterns("__pycache__")))
 
 
-def probes_file(problem: ProblemSpec) -> Path:
-    """The problem's probes.py, copied where the sandbox may read it (nothing else of the folder)."""
-    folder = cached_dir(f"probes/{problem.id}", lambda tmp: shutil.copyfile(problem.folder / "probes.py", tmp / "probes.py"))
-    return folder / "probes.py"
+def probes_source(folder: Path) -> Optional[Path]:
+    """A problem's probes: the package `probes/` (its `__init__.py` registers them; helper modules beside it)
+    or the module `probes.py`; None if the folder has neither."""
+    package = folder / "probes"
+    if (package / "__init__.py").is_file():
+        return package
+    module = folder / "probes.py"
+    return module if module.is_file() else None
+
+
+def probes_dir(problem: ProblemSpec) -> Path:
+    """A folder holding the problem's probes (`probes.py` or the package `probes/`), copied where the sandbox
+    may read it (nothing else of the problem's folder: no judges, mutants or hidden data)."""
+
+    def build(tmp: Path) -> None:
+        source = probes_source(problem.folder)
+        if source is None:
+            raise FileNotFoundError(f"{problem.folder}: no probes.py nor probes/__init__.py")
+        if source.is_dir():
+            shutil.copytree(source, tmp / "probes", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copyfile(source, tmp / "probes.py")
+
+    return cached_dir(f"probes/{problem.id}", build)
 
 
 @dataclass(frozen=True)

@@ -8,21 +8,19 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
-import sys
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from . import paths, sandbox
-from .assemble import cache_root, cached_dir, child_dir, locked, mutant_files, probes_file, stack_for, swap_for
+from .assemble import cache_root, cached_dir, child_dir, locked, mutant_files, probes_dir, stack_for, swap_for
 from .intake import parse_python
 from .probe import ChildConfig, ChildLimits, ChildRun, ProbeOutcome, run_child
-from .spec import ProblemSpec
+from .spec import ProblemSpec, problem_module
 
 DEFAULT_SEED = 2026
 
@@ -49,15 +47,7 @@ def limits_for(problem: ProblemSpec, tighter: Optional[Dict[str, float]] = None)
 
 def problem_hooks(problem: ProblemSpec) -> Any:
     """The problem's parent-side module `judges.py` (custom judges, input preparation), if any."""
-    path = problem.folder / "judges.py"
-    if not path.is_file():
-        return None
-    name = f"problem_judges_{problem.id}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses and pickling look the module up by name
-    spec.loader.exec_module(module)
-    return module
+    return problem_module(problem, "judges.py")
 
 
 def inputs_dir(problem: ProblemSpec) -> Optional[Path]:
@@ -74,7 +64,7 @@ def child_config(problem: ProblemSpec, workdir: Path, seed: int, student_file: O
     return ChildConfig(
         workdir=workdir,
         stack=stack_for(problem if student_file is not None else None),
-        probes_file=probes_file(problem),
+        probes_dir=probes_dir(problem),
         probes=list(dict.fromkeys(t.probe for t in problem.tests)),
         seed=seed,
         inputs_dir=inputs_dir(problem),

@@ -15,6 +15,7 @@ from typing import Dict, Iterator, List, Optional
 
 from . import __version__, sandbox
 from .assemble import grader_version
+from .problemcheck import static_findings
 from .baseline import DEFAULT_SEED, GraderFault, child_config, limits_for, mutant_runs, problem_hooks, reference_run
 from .integrity import screen_submission
 from .intake import Submission, open_submission
@@ -82,6 +83,10 @@ def grade_problem(
     record = submission.files[spec.swap.file]
     if record.staged is None:
         return failed_problem(spec, record.error or f"{spec.swap.file} is missing")
+    findings = static_findings(spec.folder)
+    if findings:  # a malformed problem folder: said once, naming the file, never judged
+        return failed_problem(spec, "not graded: the grader failed on this problem (course staff notified)",
+                              fault="the problem folder does not pass `autograde check-problems`:\n" + "\n".join(findings))
     try:
         run = run_child(child_config(spec, workspace / "runs" / spec.id, seed, record.staged), limits_for(spec, limits))
         hooks = problem_hooks(spec)

@@ -20,6 +20,9 @@ from . import paths, toml
 from .spec import ProblemSpec, SpecError, load_problems
 
 OFFERING_KEYS = {"title", "starter", "problems", "drop", "drop_symbols", "markers"}
+#: `problems = "*"`: the offering grades every problem folder, each at the sum of its tests' points (a new
+#: problem joins it without an edit here)
+EVERY_PROBLEM = "*"
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,8 @@ class Offering:
     drop_symbols: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
     #: problem id -> the starter's marker name around the student's code (``ASSIGN2_1``)
     markers: Dict[str, str] = field(default_factory=dict)
+    #: `problems = "*"`: every problem folder, each at its own points
+    every: bool = False
 
     @property
     def max_score(self) -> float:
@@ -58,8 +63,11 @@ def _parse_offering(oid: str, raw: object, where: str, known: Dict[str, ProblemS
     unknown_keys = set(table) - OFFERING_KEYS
     if unknown_keys:
         raise SpecError(f"{where}: unknown key(s) {', '.join(sorted(unknown_keys))} (allowed: {', '.join(sorted(OFFERING_KEYS))})")
+    raw_points = table.get("problems")
+    if raw_points == EVERY_PROBLEM:  # every problem folder, at its own points, in problem order
+        raw_points = {spec.id: spec.max_score for spec in sorted(known.values(), key=lambda s: (s.order, s.id))}
     points = {}
-    for pid, value in _table(table.get("problems"), f"{where}.problems").items():
+    for pid, value in _table(raw_points, f"{where}.problems").items():
         if pid not in known:
             raise SpecError(f"{where}.problems: unknown problem '{pid}' (problems: {', '.join(sorted(known))})")
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
@@ -91,7 +99,7 @@ def _parse_offering(oid: str, raw: object, where: str, known: Dict[str, ProblemS
     if stray:
         raise SpecError(f"{where}.markers: not problems of this offering: {', '.join(sorted(stray))}")
     return Offering(oid, str(table.get("title", oid)), points, str(table.get("starter", "")), drop, drop_symbols,
-                    markers)
+                    markers, every=table.get("problems") == EVERY_PROBLEM)
 
 
 def load_offerings(path: Optional[Path] = None) -> Tuple[str, Dict[str, Offering]]:
@@ -126,6 +134,13 @@ def get_offering(offering_id: Optional[str] = None) -> Offering:
     if oid not in offerings:
         raise SpecError(f"unknown offering '{oid}' (offerings: {', '.join(offerings)})")
     return offerings[oid]
+
+
+def grading_offering(problem_id: str) -> Optional[str]:
+    """The default offering if it grades `problem_id`, else the first offering (in file order) that does;
+    None when no offering grades it."""
+    default, offerings = load_offerings()
+    return next((oid for oid in [default, *offerings] if problem_id in offerings[oid].points), None)
 
 
 def scaled(spec: ProblemSpec, total: float, drop: Sequence[str] = (), drop_symbols: Sequence[str] = ()) -> ProblemSpec:

@@ -113,7 +113,8 @@ class ChildConfig:
 
     workdir: Path
     stack: Path
-    probes_file: Path
+    #: the folder holding the problem's `probes.py` or `probes/` package
+    probes_dir: Path
     probes: Sequence[str]
     seed: int
     inputs_dir: Optional[Path] = None
@@ -219,13 +220,13 @@ class _Attempt:
             payload.update(
                 paths=[str(config.stack), str(config.child_dir), str(config.child_dir / "compat")],
                 workdir=str(workdir),
-                probes_file=str(config.probes_file),
+                probes_dir=str(config.probes_dir),
                 inputs_dir=str(config.inputs_dir) if config.inputs_dir else None,
                 swap=config.swap,
             )
             command = _limits(self.limits, False) + [sys.executable, *sandbox.PYTHON_FLAGS, str(config.child_dir / "harness.py")]
             return command, payload, sandbox.child_environment(str(workdir))
-        mapping = {"stack": config.stack, "child": config.child_dir, "probes/probes.py": config.probes_file}
+        mapping = {"stack": config.stack, "child": config.child_dir, "probes": config.probes_dir}
         if config.inputs_dir:
             mapping["inputs"] = config.inputs_dir
         swap = dict(config.swap) if config.swap else None
@@ -240,7 +241,7 @@ class _Attempt:
         payload.update(
             paths=[str(root / "stack"), str(root / "child"), str(root / "child" / "compat")] + extra,
             workdir="/work",
-            probes_file=str(root / "probes" / "probes.py"),
+            probes_dir=str(root / "probes"),
             inputs_dir=str(root / "inputs") if config.inputs_dir else None,
             swap=swap,
         )

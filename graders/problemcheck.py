@@ -22,9 +22,12 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Set
+from functools import lru_cache
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from . import paths, toml
+from .assemble import probes_source
+from .offering import grading_offering
 from .spec import LIMIT_KEYS, SWAP_KEYS, TOP_KEYS, ProblemSpec, SpecError, load_problem, symbol_names
 
 #: options the grader itself adds to every judge's options
@@ -197,20 +200,21 @@ def _swap_findings(problem: ProblemSpec, path: Path, text: str, reference: Path)
 
 
 LIST_PROBES = """
-import json, runpy, sys
+import json, sys
 sys.path[:0] = json.loads(sys.argv[1])
-import probekit
-runpy.run_path(sys.argv[2], run_name="probes")
+import harness, probekit
+harness.import_probes(sys.argv[2])
 print("PROBES " + json.dumps(sorted(probekit.PROBES)))
 """
 
 
 def probe_ids(problem: ProblemSpec) -> Set[str]:
-    """The probe ids `problem`'s probes.py registers, imported in a child with the reference framework."""
+    """The probe ids `problem`'s probes register, imported in a child with the reference framework, the way
+    the sandboxed harness imports them."""
     from .probe import CHILD_DIR
 
     path = [str(paths.REFERENCE), str(CHILD_DIR), str(CHILD_DIR / "compat")]
-    done = subprocess.run([sys.executable, "-c", LIST_PROBES, json.dumps(path), str(problem.folder / "probes.py")],
+    done = subprocess.run([sys.executable, "-c", LIST_PROBES, json.dumps(path), str(problem.folder)],
                           capture_output=True, text=True, timeout=300, cwd=problem.folder)
     lines = [line for line in done.stdout.splitlines() if line.startswith("PROBES ")]
     if done.returncode != 0 or not lines:
@@ -219,9 +223,9 @@ def probe_ids(problem: ProblemSpec) -> Set[str]:
 
 
 def _probe_findings(problem: ProblemSpec, path: Path, text: str) -> List[Finding]:
-    probes = problem.folder / "probes.py"
-    if not probes.is_file():
-        return [Finding(problem.folder, "no probes.py")]
+    probes = probes_source(problem.folder)
+    if probes is None:
+        return [Finding(problem.folder, "no probes.py nor probes/__init__.py")]
     try:
         ids = probe_ids(problem)
     except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
@@ -255,20 +259,9 @@ def check_folder(folder: Path, catalogue: Set[str], reference: Path, probes: boo
     return found
 
 
-def _grading_offering(problem_id: str) -> Optional[str]:
-    """The default offering if it grades `problem_id`, else the first offering that does (None: none)."""
-    from .offering import load_offerings
-
-    default, offerings = load_offerings()
-    for oid in [default, *offerings]:
-        if problem_id in offerings[oid].points:
-            return oid
-    return None
-
-
 def _grading_findings(problem: ProblemSpec) -> List[Finding]:
     """The reference gets full marks and the blank template 0 on `problem`, in an offering that grades it."""
-    offering = _grading_offering(problem.id)
+    offering = grading_offering(problem.id)
     if offering is None:  # not assigned yet: nothing grades it, so nothing to check
         return []
     from .make_template import make_template
@@ -299,7 +292,7 @@ def check_problems(root: Optional[Path] = None, grade: bool = True) -> List[Find
     """Every finding about the problem folders under `root` (default: the grader's problems/)."""
     from .catalogue import CatalogueError
 
-    root = root or paths.PROBLEMS
+    root = (root or paths.PROBLEMS).resolve()
     try:
         catalogue = _catalogue(root)
     except CatalogueError as exc:
@@ -316,3 +309,16 @@ def check_problems(root: Optional[Path] = None, grade: bool = True) -> List[Find
         for problem in load_problems(root):
             found += _grading_findings(problem)
     return found
+
+
+@lru_cache(maxsize=None)
+def static_findings(folder: Path) -> Tuple[str, ...]:
+    """The findings about one problem folder that need no child process (keys, judges and their options,
+    misconception ids, swap symbols), as text; run once per process before a problem is graded."""
+    from .catalogue import CatalogueError
+
+    try:
+        catalogue = _catalogue(folder.parent)
+    except CatalogueError as exc:
+        return (str(exc),)
+    return tuple(str(f) for f in check_folder(folder, catalogue, paths.REFERENCE, probes=False))

@@ -5,8 +5,11 @@ A problem is added by adding a folder; nothing in the grader names problems.
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from . import paths, toml
@@ -24,7 +27,7 @@ class SwapSpec:
     file: str
     #: the reference module that file corresponds to (e.g. ``minitorch.autodiff``)
     module: str
-    #: dotted names taken from the student's module (``backpropagate``, ``Neg.forward``); a symbol may
+    #: dotted names taken from the student's module (``a_function``, ``AClass.method``); a symbol may
     #: list alternatives, ``"binary_cross_entropy_loss|cross_entropy_loss"``: the first one the student's
     #: file defines is installed under the first (canonical) name, the reference's
     symbols: Tuple[str, ...]
@@ -267,3 +270,26 @@ def load_visibilities(root: Optional[Path] = None) -> Visibilities:
     root = root or paths.PROBLEMS
     by_test = {(s.id, t.id): t.visibility for s in load_problems(root) for t in s.tests}
     return Visibilities(by_test, course_visibility(root))
+
+
+def problem_module(problem: ProblemSpec, filename: str) -> Optional[ModuleType]:
+    """A parent-side module of the problem's folder (`judges.py`, `figures.py`), imported, or None if absent.
+
+    Imported under `problem_<stem>_<id>` (dataclasses and pickling look modules up by name), once per process.
+    """
+    path = problem.folder / filename
+    if not path.is_file():
+        return None
+    name = f"problem_{Path(filename).stem}_{problem.id}"
+    loaded = sys.modules.get(name)
+    if loaded is not None and getattr(loaded, "__file__", None) == str(path):
+        return loaded
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import matplotlib
 
@@ -28,7 +28,8 @@ def thin(xs: Sequence[Any], ys: Sequence[Any], cap: int = MAX_POINTS) -> Tuple[L
     return [xs[i] for i in keep], [ys[i] for i in keep]
 
 
-def _svg(fig) -> str:
+def svg(fig) -> str:
+    """The figure as inline SVG text (from `<svg`), the figure closed."""
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight")
     plt.close(fig)
@@ -36,79 +37,18 @@ def _svg(fig) -> str:
     return text[text.index("<svg") :]
 
 
-def _student_vs_reference(figure: Dict[str, Any], y, xlabel: str, ylabel: str, title: str = "") -> str:
-    """Log-log curves of y(row) against nodes for the reference's rows and the student's."""
-    fig, ax = plt.subplots(figsize=(5, 3.2))
-    for label, key, style in (("reference", "reference", "o-"), ("your code", "student", "s--")):
-        given = figure.get(key) if isinstance(figure.get(key), list) else []
-        rows = [r for r in given[: 4 * MAX_POINTS] if isinstance(r, dict) and y(r) is not None]
-        xs, ys = thin([r["nodes"] for r in rows], [y(r) for r in rows])
-        ax.plot(xs, ys, style if len(xs) <= MARKERS_UP_TO else style.replace("o", "").replace("s", ""), label=label)
-        if rows and rows[-1].get("exceeded"):
-            ax.annotate("stopped: budget exceeded", (xs[-1], ys[-1]), textcoords="offset points", xytext=(-60, 8), fontsize=8)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    if title:
-        ax.set_title(title)
-    ax.legend()
-    return _svg(fig)
+def figure_functions(problem_id: Optional[str]) -> Dict[str, Callable[[Dict[str, Any]], str]]:
+    """`FIGURES` of the problem's own `figures.py` ({kind: draw(data) -> svg}); {} for an unknown problem."""
+    from graders.spec import load_problems, problem_module
+
+    spec = next((p for p in load_problems() if p.id == problem_id), None)
+    module = problem_module(spec, "figures.py") if spec is not None else None
+    return dict(getattr(module, "FIGURES", {})) if module is not None else {}
 
 
-def work_figure(figure: Dict[str, Any]) -> str:
-    """chain_rule + parents uses per graph size: the student's against the reference's."""
-    return _student_vs_reference(
-        figure, lambda r: r.get("chain_rule", 0) + r.get("parents", 0),
-        "nodes in the diamond chain", "uses of chain_rule / parents",
-        "Work vs graph size (linear is a straight line of slope 1 on log-log)",
-    )
-
-
-def time_figure(figure: Dict[str, Any]) -> str:
-    """Best-of-3 backpropagation time per graph size."""
-    return _student_vs_reference(
-        figure, lambda r: r["seconds"] * 1000 if isinstance(r.get("seconds"), (int, float)) else None,
-        "nodes", "milliseconds (best of 3)",
-    )
-
-
-def _loss_points(figure: Dict[str, Any]) -> Tuple[List[Any], List[Any]]:
-    """(log_fn call number, loss) pairs to draw: `calls` when it matches `losses`, else 1, 2, ...; thinned."""
-    losses = figure.get("losses") if isinstance(figure.get("losses"), list) else []
-    calls = figure.get("calls")
-    if not isinstance(calls, list) or len(calls) != len(losses):
-        calls = range(1, len(losses) + 1)
-    return thin(calls, losses)
-
-
-def training_figure(figure: Dict[str, Any]) -> str:
-    """Training loss per epoch (per log_fn call, at most MAX_POINTS of them) and held-out accuracy."""
-    fig, ax = plt.subplots(figsize=(5, 3.2))
-    calls, losses = _loss_points(figure)
-    ax.plot(calls, losses, "o-" if len(losses) <= MARKERS_UP_TO else "-", label="training loss")
-    log_calls = figure.get("log_calls")
-    if isinstance(log_calls, int) and log_calls > len(losses):
-        ax.set_title(f"log_fn called {log_calls:,} times: {len(losses):,} of its losses shown", fontsize=9)
-    ax.set_xlabel("epoch" if not calls or calls[-1] == len(calls) else "log_fn call")
-    ax.set_ylabel("loss")
-    if figure.get("accuracy") is not None:
-        ax2 = ax.twinx()
-        ax2.axhline(figure["accuracy"], color="tab:green", linestyle="--", label=f"held-out accuracy {figure['accuracy']:.1%}")
-        ax2.axhline(figure.get("target", 0.75), color="tab:red", linestyle=":", label="target")
-        ax2.set_ylim(0, 1)
-        ax2.set_ylabel("accuracy")
-        ax2.legend(loc="lower left", fontsize=8)
-    ax.legend(loc="upper right", fontsize=8)
-    return _svg(fig)
-
-
-FIGURES = {"work": work_figure, "time": time_figure, "training": training_figure}
-
-
-def figure_svg(kind: str, data: Dict[str, Any]) -> Optional[str]:
-    """An inline SVG for a test's figure data (`kind` picks the drawing), or None."""
-    draw = FIGURES.get(kind)
+def figure_svg(kind: str, data: Dict[str, Any], problem: Optional[str] = None) -> Optional[str]:
+    """An inline SVG for a test's figure data, drawn by the `kind` entry of the problem's FIGURES, or None."""
+    draw = figure_functions(problem).get(kind)
     if draw is None:
         return None
     try:

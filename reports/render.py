@@ -60,7 +60,7 @@ def _figures(result: Any) -> Dict[str, str]:
     for problem in result.problems:
         for test in problem.tests:
             if test.figure and isinstance(test.figure, dict):
-                svg = figure_svg(str(test.figure.get("kind")), test.figure)
+                svg = figure_svg(str(test.figure.get("kind")), test.figure, problem.id)
                 if svg:
                     svgs[f"{problem.id}/{test.id}"] = svg
     return svgs

@@ -16,8 +16,10 @@ from graders.spec import SpecError, load_problems
 PROBLEMS = ROOT / "problems"
 
 
-def test_the_problems_pass_the_static_checks_and_their_probe_ids_exist():
+def test_the_problems_pass_the_static_checks_and_their_probe_ids_exist(monkeypatch):
     assert [str(f) for f in check_problems(grade=False)] == []
+    monkeypatch.chdir(ROOT)  # `autograde check-problems problems`: a relative folder
+    assert [str(f) for f in check_problems(Path("problems"), grade=False)] == []
 
 
 @pytest.mark.slow
@@ -97,3 +99,37 @@ def test_a_problem_brings_its_own_misconceptions_and_ids_stay_unique(tmp_path):
     own.write_text(own.read_text(encoding="utf-8") + '\n[not-topological]\ntitle = "again"\n', encoding="utf-8")
     found = [str(f) for f in check_problems(copy, grade=False)]
     assert any("'not-topological' is already defined in" in f and str(own) in f for f in found), found
+
+
+
+def test_grading_refuses_a_misspelled_problem_folder_naming_the_file(tmp_path, monkeypatch):
+    """The static checks run before a problem is graded: a misspelled judge is a fault naming problem.toml (said
+    once), not a raw error on every submission."""
+    from graders import paths
+    from graders.grade import GradeOptions, grade_submission
+
+    copy = _copy(tmp_path)
+    target = copy / "autodiff" / "problem.toml"
+    target.write_text(target.read_text(encoding="utf-8").replace('judge = "time_ratio"', 'judge = "time_ration"', 1),
+                      encoding="utf-8")
+    monkeypatch.setattr(paths, "PROBLEMS", copy)
+    (problem,) = grade_submission(ROOT / "reference", GradeOptions(problems=["autodiff"])).problems
+    assert problem.fault and str(target) in problem.fault and "judge 'time_ration'" in problem.fault, problem.fault
+    assert problem.score == 0
+
+
+def test_a_probe_id_no_probe_registers_is_said_by_the_child(tmp_path):
+    """Graded anyway (the child is told of a probe the probes do not register): that probe's outcome says so;
+    the other probes still run."""
+    from dataclasses import replace
+
+    from graders.baseline import child_config, limits_for
+    from graders.probe import run_child
+
+    spec = load_problems(only=["autodiff"])[0]
+    first = spec.tests[0]
+    spec = replace(spec, tests=(first, replace(first, id="ghost", probe="no_such_probe")))
+    run = run_child(child_config(spec, tmp_path / "run", 0, None), limits_for(spec, None))
+    ghost, real = run.outcomes["no_such_probe"], run.outcomes[first.probe]
+    assert ghost.status == "error" and ghost.error_type == "UnknownProbe" and "no_such_probe" in ghost.error_message
+    assert real.status == "ok"

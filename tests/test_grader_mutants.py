@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT
 from graders.grade import GradeOptions, grade_submission
-from graders.offering import get_offering
+from graders.offering import grading_offering
 from graders.spec import load_problems
 from test_autodiff_verdicts import COURSE
 
@@ -146,7 +146,53 @@ def test_each_instructor_mutant_is_named_when_submitted(spec, path, tmp_path):
     target = submission / spec.swap.file
     target.parent.mkdir(parents=True)
     shutil.copy(mutant_source(spec, path), target)
-    offering = get_offering(None if spec.id in get_offering().points else "minitorch")
-    (problem,) = grade_submission(submission, GradeOptions(offering=offering.id, problems=[spec.id])).problems
+    (problem,) = grade_submission(submission, GradeOptions(offering=grading_offering(spec.id), problems=[spec.id])).problems
     assert problem.score < problem.max_score
     assert misconception_of(path) in problem.misconceptions, [(t.id, t.message) for t in problem.tests if not t.passed]
+
+
+# ------------------------------------------- the problem folders' own valid and buggy student files
+
+
+def _folder_cases(kind: str):
+    """(problem, file) for every complete student file in `problems/<id>/<kind>/` (valid/ or buggy/)."""
+    return [(spec, path) for spec in load_problems() for path in sorted((spec.folder / kind).glob("*.py"))]
+
+
+def _grade_student_file(spec, path, tmp_path):
+    submission = tmp_path / path.stem
+    target = submission / spec.swap.file
+    target.parent.mkdir(parents=True)
+    shutil.copy(path, target)
+    (problem,) = grade_submission(submission, GradeOptions(offering=grading_offering(spec.id), problems=[spec.id])).problems
+    return problem
+
+
+def _expected_misconception(path):
+    """`EXPECT = "<id>"` (or None) of a buggy file, read without running it."""
+    import ast
+
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["EXPECT"]:
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"{path}: no EXPECT = ... line")
+
+
+@pytest.mark.parametrize("spec, path", _folder_cases("valid"), ids=lambda v: getattr(v, "stem", getattr(v, "id", "")))
+def test_each_valid_file_of_a_problem_gets_full_marks(spec, path, tmp_path):
+    """problems/<id>/valid/*.py: correct solutions written unlike the reference; full marks, nothing named."""
+    problem = _grade_student_file(spec, path, tmp_path)
+    failed = [(t.id, t.message) for t in problem.tests if not t.passed]
+    assert not failed and problem.score == pytest.approx(problem.max_score) and problem.misconceptions == []
+
+
+@pytest.mark.parametrize("spec, path", _folder_cases("buggy"), ids=lambda v: getattr(v, "stem", getattr(v, "id", "")))
+def test_each_buggy_file_of_a_problem_loses_points_and_is_named(spec, path, tmp_path):
+    """problems/<id>/buggy/*.py: plausible student bugs, unlike the mutants; each loses points and, with
+    `EXPECT = "<id>"`, is told that misconception (on failed tests only)."""
+    expected = _expected_misconception(path)
+    problem = _grade_student_file(spec, path, tmp_path)
+    assert problem.score < problem.max_score
+    if expected is not None:
+        assert expected in problem.misconceptions, [(t.id, t.message) for t in problem.tests if not t.passed]
+    assert all(not t.passed for t in problem.tests if t.misconception is not None)

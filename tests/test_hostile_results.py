@@ -75,16 +75,18 @@ PROBE_CAPS = textwrap.dedent(
     import importlib.util, itertools, json, sys
     sys.path[:0] = [{reference!r}, {child!r}]
 
-    def load(name, path):
-        spec = importlib.util.spec_from_file_location(name, path)
+    def load(name, path, package=False):
+        where = [path.rsplit("/", 1)[0]] if package else None
+        spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=where)
         module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
         spec.loader.exec_module(module)
         return module
 
     import minitorch
     training = load("training_probes", {problems!r} + "/training/probes.py")
     network = load("network_probes", {problems!r} + "/network/probes.py")
-    autodiff = load("autodiff_probes", {problems!r} + "/autodiff/probes.py")
+    autodiff = load("autodiff_probes", {problems!r} + "/autodiff/probes/__init__.py", package=True)
     out = {{}}
 
     losses = training.Thinned(training.MAX_LOSS_POINTS)
@@ -169,7 +171,7 @@ def test_a_forged_loss_list_of_millions_is_thinned_by_the_judge_and_the_figure()
     verdict = _verdict("accuracy", forged, reference)
     assert len(verdict.figure["losses"]) <= 2000 and verdict.figure["log_calls"] == 3_000_000
     assert len(verdict.message) < 600
-    svg = figure_svg("training", {"kind": "training", "losses": [0.5] * 1_000_000, "accuracy": 0.8})
+    svg = figure_svg("training", {"kind": "training", "losses": [0.5] * 1_000_000, "accuracy": 0.8}, "training")
     assert svg is not None and len(svg) < 200_000  # the whole curve drawn: about 30 MB
 
 

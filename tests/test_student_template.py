@@ -494,3 +494,30 @@ def test_problem_summary_reports_a_collection_error(tmp_path):
     data = json.loads((tmp_path / "problems.json").read_text(encoding="utf-8"))
     assert data["collection_errors"] and data["problems"]["network"]["failed"] == 1
     assert "| network | ❌ 0/0 | `tests/test_network.py`: collection error: " in (tmp_path / "summary.md").read_text()
+
+
+# ---------------------------------------------------------------------------
+# 6. every problem folder's public tests (the offering `all`)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_every_problems_public_tests_fail_blank_and_pass_solved(tmp_path):
+    """The template of the offering `all` (every problem folder): each problem's public tests fail on the blank
+    template (a stub raises; with every problem stubbed, it may be another problem's stub that a test reaches
+    first), and pass with the reference's student files dropped in."""
+    every = get_offering("all")
+    assert set(every.points) == {spec.id for spec in load_problems()}
+    blank_dir = copy_template(tmp_path / "blank", solved=False, offering=every)
+    solved_dir = copy_template(tmp_path / "solved", solved=True, offering=every)
+    blank = run_pytest(blank_dir, f"--junitxml={tmp_path / 'blank.xml'}", timeout=600)
+    solved = run_pytest(solved_dir, f"--junitxml={tmp_path / 'solved.xml'}", timeout=600)
+    assert solved.returncode == 0, solved.stdout[-5000:]
+    cases = junit_cases(tmp_path / "blank.xml")
+    per_problem = {problem_of_module(c["module"]) for c in cases}
+    public = {spec.id for spec in load_problems() if (spec.folder / "public").is_dir()}
+    assert per_problem == public
+    for case in cases:
+        assert case["outcome"] == "failed", case
+        assert "NotImplementedError" in case["message"] and ": implement " in case["message"], case
+    assert all(c["outcome"] == "passed" for c in junit_cases(tmp_path / "solved.xml"))

@@ -424,6 +424,21 @@ def install_import_stand_ins(channel, student_file):
     sys.meta_path.append(_course_packages.MissingPackages(student_file))
 
 
+def import_probes(folder):
+    """The problem's probes as the module `probes`: the package `folder/probes/` (its helper modules import
+    as `probes.<name>` or relatively) or the module `folder/probes.py`."""
+    package = os.path.join(folder, "probes", "__init__.py")
+    if os.path.isfile(package):
+        spec = importlib.util.spec_from_file_location("probes", package,
+                                                      submodule_search_locations=[os.path.dirname(package)])
+    else:
+        spec = importlib.util.spec_from_file_location("probes", os.path.join(folder, "probes.py"))
+    probes = importlib.util.module_from_spec(spec)
+    sys.modules["probes"] = probes
+    spec.loader.exec_module(probes)
+    return probes
+
+
 def run(config, channel):
     sys.path[:0] = config["paths"]
     swap = config.get("swap")
@@ -450,11 +465,9 @@ def run(config, channel):
         return
     probekit.STUDENT_FILE = student_file
     probekit.connect(channel, config.get("ack_fd"))
-    spec = importlib.util.spec_from_file_location("probes", config["probes_file"])
-    probes = importlib.util.module_from_spec(spec)
-    sys.modules["probes"] = probes
-    spec.loader.exec_module(probes)
-    seals.append(Seal(probes))
+    probes = import_probes(config["probes_dir"])
+    seals.extend(Seal(module) for name, module in sorted(sys.modules.items())
+                 if name == "probes" or name.startswith("probes."))
     # a copy taken before any probe runs: graded code that swaps entries of the module's registry (reachable
     # from the module table) changes nothing here
     registry = dict(getattr(probes, "PROBES"))
@@ -471,6 +484,11 @@ def run(config, channel):
         except ImportError:
             pass
         started = time.perf_counter()
+        if probe_id not in registry:  # a problem.toml naming a probe its probes do not register
+            error = {"type": "UnknownProbe", "line": None,
+                     "message": f"no @probe({probe_id!r}) in the problem's probes (autograde check-problems)"}
+            channel.emit("result", probe=probe_id, status="error", error=error, seconds=0.0)
+            continue
         try:
             value = registry[probe_id](config.get("inputs_dir"))
             value = _plain(value)

@@ -44,7 +44,7 @@ class Unit:
 
     #: the contract path of the file it is in
     file: str
-    #: dotted name: `topological_sort`, `Linear.forward`, `Network` (the class's other statements),
+    #: dotted name: `a_function`, `AClass.method`, `AClass` (the class's other statements),
     #: `<module>` (the module's other statements)
     name: str
     #: (first, last) source lines of its statements, in order

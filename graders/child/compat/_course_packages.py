@@ -1,7 +1,7 @@
 """Packages the course's environment has and the grading sandbox does not (child side).
 
-The course's `project/run_sentiment.py` imports `embeddings` (GloVe vectors)
-and Hugging Face `datasets` at top level for its `__main__` block; students
+The course's project scripts (`project/*.py`) import `embeddings` (GloVe vectors)
+and Hugging Face `datasets` at top level for their `__main__` blocks; students
 add `tqdm` progress bars to their loops. Grading never downloads data (the
 probes feed prepared inputs), so:
 
@@ -27,8 +27,8 @@ _INPUTS = "the grader supplies the inputs, so graded code must not load data or 
 
 #: top-level package -> (what it is, names it really provides, what to do instead)
 PACKAGES = {
-    "datasets": ("Hugging Face datasets, which the course's run_sentiment.py loads SST-2 with", {}, _INPUTS),
-    "embeddings": ("the GloVe `embeddings` package, which the course's run_sentiment.py reads word vectors with", {},
+    "datasets": ("Hugging Face datasets, which the course's project scripts load their corpus with", {}, _INPUTS),
+    "embeddings": ("the GloVe `embeddings` package, which the course's project scripts read word vectors with", {},
                    _INPUTS),
     "tqdm": ("progress bars", _PROGRESS, "only `tqdm` and `trange` themselves run (silently) while grading"),
 }

@@ -2,7 +2,7 @@
 
 A course file imports packages the sandbox does not have: the starter's
 `tensor_functions.py` imports torch for a given gradient-check helper, and
-`run_sentiment.py` imports `embeddings` and Hugging Face `datasets` for its
+the course's project scripts import `embeddings` and Hugging Face `datasets` for their
 `__main__` block. Importing must cost nothing; only using such a package can.
 
 * `StandInModule`: what `import pkg` / `import pkg.sub` gives. Any public name

@@ -13,19 +13,14 @@ import minitorch
 from minitorch import autodiff
 from minitorch.scalar import Scalar
 from probekit import (
-    Counter,
-    count_graph_uses,
-    Graph,
+    PROBES,  # noqa: F401 - the harness reads the registry from this module
     WorkBudgetExceeded,
-    chain,
-    diamond_chain,
     floats,
     mark,
     probe,
-    random_dag,
-    layered_dag,
-    PROBES,  # noqa: F401 - the harness reads the registry from this module
 )
+
+from .graphs import Counter, Graph, chain, count_graph_uses, diamond_chain, layered_dag, random_dag
 
 
 # ----------------------------------------------------------------- Scalars
