@@ -34,6 +34,10 @@ STACK_EXCLUDE = ("data",)
 NOT_GRADING = {"cli.py", "batch.py", "gradebook.py", "gradescope.py", "make_template.py", "__main__.py"}
 
 
+#: folders of a problem that only the project's tests and students read (never a grade): not in the version hash
+PROBLEM_TEST_MATERIAL = ("valid", "buggy", "public")
+
+
 @lru_cache(maxsize=1)
 def grader_version() -> str:
     """A hash of everything that can change a grade: the grading stages, problems and reference."""
@@ -41,6 +45,8 @@ def grader_version() -> str:
     for base in (paths.ROOT / "graders", paths.PROBLEMS, paths.REFERENCE):
         for rel in _walk(base):
             if base.name == "graders" and (rel.as_posix() in NOT_GRADING or rel.parts[0] == "template_extras"):
+                continue
+            if base == paths.PROBLEMS and len(rel.parts) > 2 and rel.parts[1] in PROBLEM_TEST_MATERIAL:
                 continue
             digest.update(f"{base.name}/{rel.as_posix()}\0".encode())
             digest.update((base / rel).read_bytes())

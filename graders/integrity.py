@@ -90,7 +90,8 @@ ORDINARY_DUNDERS = frozenset(f"__{n}__" for n in """
     init name main file class doc module qualname repr str len iter next getitem setitem delitem contains call
     hash eq ne lt le gt ge bool add radd iadd sub rsub isub mul rmul imul truediv rtruediv itruediv floordiv
     rfloordiv mod rmod pow rpow neg pos abs matmul rmatmul enter exit all version slots post_init setattr
-    getattr delattr new del format float int index round annotations future dict
+    getattr delattr new del format float int index round annotations future dict reversed invert and rand or ror
+    xor rxor array array_ufunc array_function array_priority
 """.split())
 
 #: built-in functions that run or import code given as data
@@ -140,11 +141,38 @@ def screen_tree(tree: ast.AST, shown_as: str) -> List[Finding]:
     """The findings of a parsed module, in line order, each construct once per line."""
     found = {}
     aliases = _module_aliases(tree)
+    imported = _imported_names(tree)
     for node in _walk(tree):
-        for construct, reason in _constructs(node, aliases):
+        for construct, reason in [*_constructs(node, aliases), *_patch_constructs(node, imported)]:
             key = (getattr(node, "lineno", 0), construct)
             found.setdefault(key, Finding(shown_as, key[0], construct, reason))
     return [found[k] for k in sorted(found)]
+
+
+def _imported_names(tree: ast.AST) -> set:
+    """Every name an import statement binds (`import a.b` binds `a`; `from m import x as y` binds `y`)."""
+    names = set()
+    for node in _walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(alias.asname or alias.name.partition(".")[0] for alias in node.names if alias.name != "*")
+    return names
+
+
+def _root(node: ast.AST) -> Optional[str]:
+    """The name an attribute chain starts from (`a` of `a.b.c`), None if it starts elsewhere."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _patch_constructs(node: ast.AST, imported: set) -> Iterable[tuple]:
+    """Code that changes what another module holds (`mod.name = ...`, `del mod.name`, `setattr(mod, ...)`),
+    e.g. the given code of the graded file's own module (the grader's copy, which probes use)."""
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and _root(node) in imported:
+        yield f"{ast.unparse(node)[:60]} = ... (changes an imported module or class)", PROCESS
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") \
+            and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in imported:
+        yield f"{node.func.id}({node.args[0].id}, ...)", PROCESS
 
 
 def _walk(tree: ast.AST) -> Iterator[ast.AST]:

@@ -94,7 +94,10 @@ def test_every_hidden_test_fails_on_the_template_and_on_some_buggy_variant(grade
     template = grade_submission(ROOT / "student_template", GradeOptions())
     for problem in template.problems:
         assert all(not t.passed for t in problem.tests), problem.id
+    variants = {problem_of(v) for v in VALID | set(BUGGY)}
     for spec in load_problems():
+        if spec.id not in variants:  # a folder problem: its own buggy/ files, in the test below
+            continue
         # the tests the variants' offerings grade (an inline-loss offering's `loop_loss` has its buggy
         # course-style variant in test_training_verdicts.py)
         graded_ids = [t.id for t in spec.tests if any(t.id == u.id for p in graded.values() for u in p.tests)]
@@ -159,13 +162,23 @@ def _folder_cases(kind: str):
     return [(spec, path) for spec in load_problems() for path in sorted((spec.folder / kind).glob("*.py"))]
 
 
-def _grade_student_file(spec, path, tmp_path):
-    submission = tmp_path / path.stem
-    target = submission / spec.swap.file
-    target.parent.mkdir(parents=True)
-    shutil.copy(path, target)
-    (problem,) = grade_submission(submission, GradeOptions(offering=grading_offering(spec.id), problems=[spec.id])).problems
-    return problem
+def _case_id(value):
+    return getattr(value, "stem", getattr(value, "id", ""))
+
+
+@pytest.fixture(scope="module")
+def folder_graded(tmp_path_factory):
+    """Every valid/ and buggy/ file of every problem folder, graded once on its problem (in the first offering
+    that grades it): {path: ProblemResult}."""
+    results = {}
+    for spec, path in _folder_cases("valid") + _folder_cases("buggy"):
+        submission = tmp_path_factory.mktemp(path.stem)
+        target = submission / spec.swap.file
+        target.parent.mkdir(parents=True)
+        shutil.copy(path, target)
+        options = GradeOptions(offering=grading_offering(spec.id), problems=[spec.id])
+        (results[path],) = grade_submission(submission, options).problems
+    return results
 
 
 def _expected_misconception(path):
@@ -178,21 +191,38 @@ def _expected_misconception(path):
     raise AssertionError(f"{path}: no EXPECT = ... line")
 
 
-@pytest.mark.parametrize("spec, path", _folder_cases("valid"), ids=lambda v: getattr(v, "stem", getattr(v, "id", "")))
-def test_each_valid_file_of_a_problem_gets_full_marks(spec, path, tmp_path):
+@pytest.mark.parametrize("spec, path", _folder_cases("valid"), ids=_case_id)
+def test_each_valid_file_of_a_problem_gets_full_marks(spec, path, folder_graded):
     """problems/<id>/valid/*.py: correct solutions written unlike the reference; full marks, nothing named."""
-    problem = _grade_student_file(spec, path, tmp_path)
+    problem = folder_graded[path]
     failed = [(t.id, t.message) for t in problem.tests if not t.passed]
     assert not failed and problem.score == pytest.approx(problem.max_score) and problem.misconceptions == []
 
 
-@pytest.mark.parametrize("spec, path", _folder_cases("buggy"), ids=lambda v: getattr(v, "stem", getattr(v, "id", "")))
-def test_each_buggy_file_of_a_problem_loses_points_and_is_named(spec, path, tmp_path):
+@pytest.mark.parametrize("spec, path", _folder_cases("buggy"), ids=_case_id)
+def test_each_buggy_file_of_a_problem_loses_points_and_is_named(spec, path, folder_graded):
     """problems/<id>/buggy/*.py: plausible student bugs, unlike the mutants; each loses points and, with
-    `EXPECT = "<id>"`, is told that misconception (on failed tests only)."""
+    `EXPECT = "<id>"`, is told that misconception (on failed tests only); with `EXPECT = None`, none."""
     expected = _expected_misconception(path)
-    problem = _grade_student_file(spec, path, tmp_path)
+    problem = folder_graded[path]
     assert problem.score < problem.max_score
-    if expected is not None:
-        assert expected in problem.misconceptions, [(t.id, t.message) for t in problem.tests if not t.passed]
+    failures = [(t.id, t.message) for t in problem.tests if not t.passed]
+    if expected is None:  # a slip with no misconception of its own: none is named (a wrong name misleads)
+        assert problem.misconceptions == [], (problem.misconceptions, failures)
+    else:
+        assert expected in problem.misconceptions, failures
     assert all(not t.passed for t in problem.tests if t.misconception is not None)
+
+
+def test_every_hidden_test_of_a_folder_problem_fails_on_one_of_its_buggy_files(folder_graded):
+    """A problem without variants in tests/files/submissions proves each hidden test with its own buggy/ files:
+    every test fails on at least one of them (a test nothing fails cannot tell a bug)."""
+    variants = {problem_of(v) for v in VALID | set(BUGGY)}
+    for spec in load_problems():
+        if spec.id in variants:
+            continue  # test_every_hidden_test_fails_on_the_template_and_on_some_buggy_variant
+        buggy = [folder_graded[path] for s, path in _folder_cases("buggy") if s.id == spec.id]
+        assert buggy, f"{spec.id}: no buggy/ files and no suite variants"
+        failing = {t.id for problem in buggy for t in problem.tests if not t.passed}
+        never = [t.id for t in buggy[0].tests if t.id not in failing]
+        assert not never, f"{spec.id}: hidden tests no buggy file fails: {never}"

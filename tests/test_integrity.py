@@ -9,10 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from graders.spec import load_problems
+
 from graders.integrity import DYNAMIC, FILES, GRADER, PROCESS, SYSTEM, screen_file, screen_submission, screen_tree, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
-STUDENT_FILES = ("autodiff.py", "tensor_functions.py", "run_sentiment.py")
+#: the file names students write, one per problem
+STUDENT_FILES = tuple(sorted({Path(spec.swap.file).name for spec in load_problems()}))
 COURSE = Path(os.environ.get("COURSE_STARTERS", "/tmp/course"))
 
 
@@ -28,6 +31,9 @@ ROUTES = {
     "grader import": ("def f():\n    import probekit\n    return probekit._CHANNEL", GRADER),
     "frames": ("import inspect\nx = inspect.currentframe().f_back.f_locals['channel']", PROCESS),
     "function globals": ("def f(fn):\n    return fn.__globals__['_CHANNEL']", PROCESS),
+    "given code replaced": ("from minitorch import scalar\nscalar.Scalar.backward = lambda self, d=None: None", PROCESS),
+    "module patched": ("import minitorch.autodiff as given\nsetattr(given, 'central_difference', print)", PROCESS),
+    "own module patched": ("from . import autodiff as me\nme.central_difference = None", PROCESS),
     "dunder lookup": ("def f(fn):\n    return object.__getattribute__(fn, '__glo' + 'bals__')", PROCESS),
     "computed getattr": ("import sys\nname = 'mod' + 'ules'\nm = getattr(sys, name)", DYNAMIC),
     "dynamic import": ("m = __import__('probe' + 'kit')", DYNAMIC),
@@ -96,6 +102,8 @@ VALID = [
     "if __name__ == '__main__':\n    print(type(x).__name__, x.__class__.__name__, self.__dict__['_modules'])",
     "def __add__(self, b):\n    return super().__add__(b)\ndef __repr__(self):\n    return f'T({self.x})'",
     "import traceback\ntry:\n    1 / 0\nexcept Exception:\n    traceback.print_exc()",
+    "from minitorch.tensor_functions import Function  # the graded file's own module, read only",
+    "class Node:\n    __array_ufunc__ = None  # numpy defers to our operators\n    __array_priority__ = 100",
 ]
 
 
@@ -116,6 +124,7 @@ def test_no_valid_or_buggy_solution_we_have_is_listed():
     roots = [ROOT / "reference", ROOT / "student_template", ROOT / "examples" / "submissions",
              ROOT / "tests" / "files" / "submissions", ROOT / "tests" / "files" / "course_style",
              ROOT / "tests" / "files" / "public_valid", ROOT / "tests" / "files" / "public_bugs", COURSE]
+    roots += [spec.folder / kind for spec in load_problems() for kind in ("valid", "buggy")]
     files = list(_student_files(*roots))
     assert len(files) >= 60
     listed = {str(p): [f.describe() for f in screen_file(p, p.name)] for p in files}
