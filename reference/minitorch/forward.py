@@ -83,6 +83,7 @@ class Dual:
 
         (the $bd\varepsilon^2$ term vanishes).
         """
+        # BEGIN SOLUTION
         o = _lift(other)
         return Dual(
             operators.mul(self.primal, o.primal),
@@ -90,20 +91,25 @@ class Dual:
                 operators.mul(self.primal, o.tangent), operators.mul(self.tangent, o.primal)
             ),
         )
+        # END SOLUTION
 
     def __rmul__(self, other: DualLike) -> "Dual":
         return _lift(other) * self
 
     def inv(self) -> "Dual":
         r"""$\frac{1}{a + b\varepsilon} = \frac1a - \frac{b}{a^2}\varepsilon$"""
+        # BEGIN SOLUTION
         return Dual(operators.inv(self.primal), operators.inv_back(self.primal, self.tangent))
+        # END SOLUTION
 
     def __truediv__(self, other: DualLike) -> "Dual":
         r"""$\frac{a + b\varepsilon}{c + d\varepsilon} = \frac ac + \frac{bc - ad}{c^2}\varepsilon$
 
         computed as $(a + b\varepsilon)\cdot(c + d\varepsilon)^{-1}$, like `Scalar` division.
         """
+        # BEGIN SOLUTION
         return self * _lift(other).inv()
+        # END SOLUTION
 
     def __rtruediv__(self, other: DualLike) -> "Dual":
         return _lift(other) * self.inv()
@@ -112,25 +118,33 @@ class Dual:
 
     def exp(self) -> "Dual":
         r"""$e^{a + b\varepsilon} = e^a + e^a b\,\varepsilon$"""
+        # BEGIN SOLUTION
         e = operators.exp(self.primal)
         return Dual(e, operators.mul(e, self.tangent))
+        # END SOLUTION
 
     def log(self) -> "Dual":
         r"""$\log(a + b\varepsilon) = \log a + \frac{b}{a}\varepsilon$"""
+        # BEGIN SOLUTION
         return Dual(operators.log(self.primal), operators.log_back(self.primal, self.tangent))
+        # END SOLUTION
 
     def sigmoid(self) -> "Dual":
         r"""$\sigma(a + b\varepsilon) = \sigma(a) + \sigma(a)(1 - \sigma(a))\, b\,\varepsilon$"""
+        # BEGIN SOLUTION
         return Dual(
             operators.sigmoid(self.primal), operators.sigmoid_back(self.primal, self.tangent)
         )
+        # END SOLUTION
 
     def relu(self) -> "Dual":
         r"""$\mathrm{relu}(a + b\varepsilon) = \mathrm{relu}(a) + [a > 0]\, b\,\varepsilon$
 
         (derivative 0 at the kink, as in reverse mode).
         """
+        # BEGIN SOLUTION
         return Dual(operators.relu(self.primal), operators.relu_back(self.primal, self.tangent))
+        # END SOLUTION
 
     # Comparisons: plain floats, no derivative ------------------------------
 
@@ -194,12 +208,14 @@ def jvp(
     Returns:
         $(f(x), \nabla f(x) \cdot t)$ as two floats.
     """
+    # BEGIN SOLUTION
     if len(primals) != len(tangents):
         raise ValueError(
             f"jvp: {len(primals)} primals but {len(tangents)} tangents; give one tangent per input"
         )
     out = _lift(f(*(Dual(float(p), float(t)) for p, t in zip(primals, tangents))))
     return out.primal, out.tangent
+    # END SOLUTION
 
 
 def derivative(f: Callable[..., DualLike], *vals: float, arg: int = 0) -> float:
@@ -215,4 +231,6 @@ def derivative(f: Callable[..., DualLike], *vals: float, arg: int = 0) -> float:
 
 def gradient(f: Callable[..., DualLike], *vals: float) -> List[float]:
     r"""$\nabla f(x)$ by $n$ forward passes, one per input (reverse mode needs one pass)."""
+    # BEGIN SOLUTION
     return [derivative(f, *vals, arg=i) for i in range(len(vals))]
+    # END SOLUTION
