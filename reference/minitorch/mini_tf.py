@@ -844,6 +844,7 @@ def _topological_order(
     Post-order depth-first search with an explicit stack (no recursion). The
     inputs of a node for which `expand(node)` is False are not visited.
     """
+    # BEGIN SOLUTION
     order: List[Node] = []
     state: Dict[Node, bool] = {}  # False: being visited, True: done
     stack: List[Tuple[Node, bool]] = [(r, False) for r in reversed(list(roots))]
@@ -862,6 +863,7 @@ def _topological_order(
                 if inp not in state:
                     stack.append((inp, False))
     return order
+    # END SOLUTION
 
 
 # Symbolic reverse mode -------------------------------------------------------------
@@ -915,6 +917,7 @@ def gradients(
         if len(grad_ys_l) != len(ys_l):
             raise ValueError("gradients: give one grad_y per y")
 
+    # BEGIN SOLUTION
     order = _topological_order(ys_l)  # inputs before users
     xs_set = set(xs_l)
     on_path = set()  # nodes that depend on some x
@@ -954,6 +957,7 @@ def gradients(
                 if nd and gi is not None:
                     contributions.setdefault(inp, []).append(gi)
     return [adjoint.get(x) for x in xs_l]
+    # END SOLUTION
 
 
 # Optimizers -------------------------------------------------------------------------
@@ -1098,17 +1102,20 @@ class Session:
         if self.constant_folding and self._fold(order, fetch_nodes, feeds, usable_fold):
             order = _topological_order(fetch_nodes, expand)
 
+        # BEGIN SOLUTION
         for n in order:
             if n.op_type == "Placeholder" and n not in feeds:
                 needed_by = ", ".join(f"'{f.name}'" for f in fetch_nodes)
                 raise InvalidArgumentError(
                     f"You must feed a value for placeholder '{n.name}' with shape "
                     f"{_shape_str(n.shape)} (it is needed to compute {needed_by})", n)
+        # END SOLUTION
         # variables first: every read in this run sees the value from before its assignments
         order = [n for n in order if n.op_type == "Variable"] + [
             n for n in order if n.op_type != "Variable"
         ]
 
+        # BEGIN SOLUTION
         values: Dict[Node, Any] = {}
         evaluated: List[str] = []
         for n in order:
@@ -1120,6 +1127,7 @@ class Session:
             else:
                 values[n] = self._evaluate(n, [values[i] for i in n.inputs])
             evaluated.append(n.name)
+        # END SOLUTION
         self.last_run_evaluated = evaluated
         self.total_evaluations += len(evaluated)
         return rebuild({n: self._output(values[n]) for n in fetch_nodes})

@@ -1,0 +1,547 @@
+"""Parent-side judges for `static_graph`: lazy evaluation, deep graphs and symbolic gradients, judged as properties.
+
+Every misconception named here rests on this submission's own data: the nodes its
+`Session.run` evaluated (recorded by the probe around the reference
+`Session._evaluate` and the op kernels), set against the graph's structure (which
+nodes each fetch needs, which it reaches only through a fed node, which it does
+not reach at all), the error it raised, or the gradient values it produced set
+against each user's contribution. A resemblance to an instructor mutant names
+nothing here.
+
+The structure of each graph is taken from the reference run (the probe is the
+same code on both sides, so the nodes carry the same names).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set
+
+import numpy as np
+
+from graders.judge import NotNumeric, Verdict, compare_values, describe_value, error_text, to_array
+from graders.probe import ProbeOutcome
+
+#: values computed by the same kernels in the same order: equal up to rounding
+VALUE_RTOL, VALUE_ATOL = 1e-12, 1e-12
+#: gradients: another (valid) accumulation order may round differently
+GRADIENT_RTOL, GRADIENT_ATOL = 1e-9, 1e-12
+
+#: when one run shows several mistakes, the one named (the most telling first)
+PRIORITY = ("evaluates-every-node", "fed-node-recomputed", "reevaluates-shared-nodes")
+
+REREAD_LAZY = ("A Session.run evaluates only the nodes the fetches depend on, each once, in topological order "
+               "(inputs before users); a fed node takes the fed value and its inputs are not needed")
+
+
+# ------------------------------------------------------------------ graph structure
+
+
+@dataclass
+class Structure:
+    """A graph as the probe described it: name -> {"op", "inputs", "kernel"}."""
+
+    nodes: Dict[str, Dict[str, Any]]
+
+    def inputs(self, name: str) -> List[str]:
+        entry = self.nodes.get(name)
+        return list(entry.get("inputs", [])) if isinstance(entry, dict) else []
+
+    def op(self, name: str) -> str:
+        entry = self.nodes.get(name)
+        return str(entry.get("op", "")) if isinstance(entry, dict) else ""
+
+    def has_kernel(self, name: str) -> bool:
+        entry = self.nodes.get(name)
+        return bool(entry.get("kernel")) if isinstance(entry, dict) else False
+
+    def ancestors(self, roots: Iterable[str], stop: Iterable[str] = ()) -> Set[str]:
+        """The roots and every node they depend on; the inputs of nodes in `stop` are not followed."""
+        stop_set, found, stack = set(stop), set(), list(roots)
+        while stack:
+            name = stack.pop()
+            if name in found:
+                continue
+            found.add(name)
+            if name not in stop_set:
+                stack.extend(self.inputs(name))
+        return found
+
+
+@dataclass
+class Regions:
+    """Where each node of the graph stands with respect to one run's fetches and feeds."""
+
+    needed: Set[str]  # the fetches and what they depend on, stopping at fed nodes (fed nodes included)
+    cut: Set[str]  # reached by the fetches only through a fed node
+    unrelated: Set[str]  # not reached by the fetches at all
+
+    @classmethod
+    def of(cls, graph: Structure, fetch: Sequence[str], fed: Sequence[str]) -> "Regions":
+        needed = graph.ancestors(fetch, stop=fed)
+        everything = graph.ancestors(fetch)
+        return cls(needed, everything - needed, set(graph.nodes) - everything)
+
+
+# ------------------------------------------------------------------ one run
+
+
+@dataclass
+class CaseFinding:
+    """What is wrong with one `sess.run` (None: nothing) and the misconception its data shows."""
+
+    problem: Optional[str] = None
+    misconception: Optional[str] = None
+
+
+def _names(names: Iterable[str], limit: int = 4) -> str:
+    names = sorted(names)
+    shown = ", ".join(f"'{n}'" for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _error(value: Any) -> Optional[Dict[str, Any]]:
+    return value["__error__"] if isinstance(value, dict) and isinstance(value.get("__error__"), dict) else None
+
+
+def _expected_error(label: str, got: Any, want: Dict[str, Any], must_name: Optional[str], path: str) -> CaseFinding:
+    """The reference raised (a needed placeholder was not fed): the student must raise the same error type."""
+    err = _error(got)
+    want_type = str(want.get("type"))
+    if err is None:
+        return CaseFinding(f"{label}: expected {want_type} (a placeholder the fetch needs was not fed), "
+                           "but the run returned a value")
+    if err.get("type") != want_type:
+        return CaseFinding(f"{label}: raised {error_text(got, path)}; expected {want_type} "
+                           f"(mini_tf.{want_type}, as TF1 raises for a needed placeholder that was not fed)")
+    if must_name and not re.search(rf"(?<![\w/]){re.escape(must_name)}(?![\w/])", str(err.get("message", ""))):
+        return CaseFinding(f"{label}: the {want_type} does not name the placeholder '{must_name}' that must be "
+                           f"fed (message: {str(err.get('message', ''))[:160]!r})")
+    return CaseFinding()
+
+
+def _unneeded_placeholder_error(label: str, got: Any, graph: Structure, regions: Regions, fed: Sequence[str],
+                                path: str) -> CaseFinding:
+    """The student raised InvalidArgumentError where the reference ran: which unfed placeholders could it be about?"""
+    unfed = {n for n in graph.nodes if graph.op(n) == "Placeholder" and n not in fed}
+    text = error_text(got, path)
+    if unfed and unfed <= regions.unrelated:
+        return CaseFinding(
+            f"{label}: raised {text}, but the fetch does not depend on {_names(unfed)} at all: only the "
+            "placeholders the fetches need must be fed, so compute (and check) only the nodes the fetches "
+            "depend on", "evaluates-every-node")
+    if unfed and unfed <= regions.cut:
+        return CaseFinding(
+            f"{label}: raised {text}, but the fetch reaches {_names(unfed)} only through a fed node: a fed "
+            "node's value replaces its computation, so its inputs are not needed (do not expand a fed node "
+            "in the topological order)", "fed-node-recomputed")
+    return CaseFinding(f"{label}: raised {text}")
+
+
+def _evaluation_finding(label: str, evaluations: Sequence[str], want: Sequence[str], graph: Structure,
+                        regions: Regions) -> CaseFinding:
+    """Each needed node once, nothing else, inputs before users."""
+    counts = Counter(evaluations)
+    want_set = set(want)
+    extra = set(counts) - want_set
+    unrelated = extra & regions.unrelated
+    if unrelated:
+        return CaseFinding(
+            f"{label}: evaluated {len(unrelated)} node(s) the fetches do not depend on ({_names(unrelated)}); "
+            f"the run needs {len(want)} evaluations, yours made {len(evaluations)}. {REREAD_LAZY}",
+            "evaluates-every-node")
+    cut = extra & regions.cut
+    if cut:
+        return CaseFinding(
+            f"{label}: evaluated {_names(cut)}, which the fetch reaches only through a fed node: the fed value "
+            f"replaces that node's computation, so its inputs are not needed. {REREAD_LAZY}",
+            "fed-node-recomputed")
+    repeated = {n: c for n, c in counts.items() if c > 1}
+    if repeated:
+        name, times = max(repeated.items(), key=lambda item: (item[1], item[0]))
+        return CaseFinding(
+            f"{label}: node '{name}' was evaluated {times} times in one run ({len(repeated)} node(s) more than "
+            f"once; {len(evaluations)} evaluations instead of {len(want)}): a node used by several users, or "
+            "needed by several fetches, is computed once per run and its value reused", "reevaluates-shared-nodes")
+    if extra:
+        return CaseFinding(f"{label}: evaluated {_names(extra)}, which the run does not need")
+    missing = {n for n in want_set - set(counts) if graph.has_kernel(n)}
+    if missing:
+        return CaseFinding(f"{label}: {_names(missing)} never went through Session._evaluate although the fetch "
+                           "needs it: compute every needed node that is not fed with self._evaluate(node, inputs)")
+    first = {}
+    for i, n in enumerate(evaluations):
+        first.setdefault(n, i)
+    for n in evaluations:
+        late = [p for p in graph.inputs(n) if p in first and first[p] > first[n]]
+        if late:
+            return CaseFinding(f"{label}: '{n}' was evaluated before its input '{late[0]}': evaluate in "
+                               "topological order, every node after all of its inputs")
+    return CaseFinding()
+
+
+def judge_case(got: Any, want: Dict[str, Any], graph: Structure, path: str) -> CaseFinding:
+    """One `sess.run` of the student against the reference's run of the same fetches and feeds."""
+    label = str(want.get("label", "run"))
+    if not isinstance(got, dict):
+        return CaseFinding(f"{label}: no result")
+    fetch, fed = list(want.get("fetch", [])), list(want.get("fed", []))
+    regions = Regions.of(graph, fetch, fed)
+    want_error = _error(want.get("value"))
+    if want_error is not None:
+        return _expected_error(label, got.get("value"), want_error, want.get("must_name"), path)
+    err = _error(got.get("value"))
+    if err is not None:
+        if err.get("type") == "InvalidArgumentError":
+            return _unneeded_placeholder_error(label, got.get("value"), graph, regions, fed, path)
+        return CaseFinding(f"{label}: raised {error_text(got.get('value'), path)}")
+    evaluations = got.get("evaluations")
+    if not isinstance(evaluations, list) or not all(isinstance(n, str) for n in evaluations):
+        return CaseFinding(f"{label}: the evaluations could not be read")
+    # what was evaluated first: a wrong value is often the consequence
+    finding = _evaluation_finding(label, evaluations, want.get("evaluations", []), graph, regions)
+    if finding.misconception:
+        return finding
+    try:
+        problem = compare_values(got.get("value"), want.get("value"), VALUE_RTOL, VALUE_ATOL, "value")
+    except NotNumeric as exc:
+        problem = f"value: {exc}"
+    if problem:
+        return CaseFinding(f"{label}: {problem}")
+    if finding.problem is None and "reported" in want and _reported(got) != list(evaluations):
+        return CaseFinding(f"{label}: Session.last_run_evaluated lists {_names(_reported(got))}, but the run "
+                           f"evaluated {_names(evaluations)}: it must list exactly the nodes the run computed, "
+                           "in the order computed (no fed node)")
+    return finding
+
+
+def _reported(got: Dict[str, Any]) -> List[str]:
+    """The student's `last_run_evaluated` as names (an error or another value: nothing)."""
+    value = got.get("reported")
+    return [str(n) for n in value] if isinstance(value, list) else []
+
+
+def _figure_rows(got_cases: List[Any], want_cases: List[Dict[str, Any]], graph: Structure) -> List[Dict[str, Any]]:
+    """Per run: nodes needed (fed ones included), nodes fed, evaluations by the reference and by the student."""
+    rows = []
+    for got, want in zip(got_cases, want_cases):
+        regions = Regions.of(graph, want.get("fetch", []), want.get("fed", []))
+        evaluations = got.get("evaluations") if isinstance(got, dict) else None
+        raised = isinstance(got, dict) and _error(got.get("value")) is not None
+        rows.append({
+            "label": want.get("label", ""),
+            "needed": len(regions.needed),
+            "fed": len(set(want.get("fed", [])) & regions.needed),
+            "reference": len(want.get("evaluations", [])),
+            "student": len(evaluations) if isinstance(evaluations, list) else None,
+            "raised": bool(raised),
+            "reference_raised": _error(want.get("value")) is not None,
+        })
+    return rows
+
+
+def lazy_run(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """Several `sess.run` calls on one graph: values, and which nodes were evaluated (each needed node once).
+
+    The fraction is the share of runs that are right. The misconception named is the
+    most telling one any run shows (`PRIORITY`): evaluating nodes no fetch needs,
+    recomputing behind a fed node, evaluating a shared node more than once.
+    """
+    path = str(options.get("display_path", ""))
+    want = reference.value
+    graph = Structure(want["graph"])
+    want_cases = want["cases"]
+    got = student.value if isinstance(student.value, dict) else {}
+    got_cases = got.get("cases") if isinstance(got.get("cases"), list) else []
+    got_cases = list(got_cases[: len(want_cases)]) + [None] * max(0, len(want_cases) - len(got_cases))
+    findings = [judge_case(g, w, graph, path) for g, w in zip(got_cases, want_cases)]
+    figure = {"kind": "evaluations", "runs": _figure_rows(got_cases, want_cases, graph)}
+    failed = [f for f in findings if f.problem]
+    fraction = 1.0 - len(failed) / len(findings)
+    if not failed:
+        return Verdict(1.0, f"all {len(findings)} runs computed the right values, evaluating each needed node once "
+                            "and nothing else", figure=figure)
+    named = [m for m in PRIORITY if any(f.misconception == m for f in failed)]
+    misconception = named[0] if named else None
+    shown = next(f for f in failed if f.misconception == misconception) if misconception else failed[0]
+    others = len(failed) - 1
+    more = f" ({others} other run(s) wrong too)" if others else ""
+    return Verdict(fraction, f"{len(failed)} of {len(findings)} runs wrong. {shown.problem}{more}",
+                   misconception=misconception, figure=figure)
+
+
+# ------------------------------------------------------------------ deep graphs
+
+
+def deep_chain(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """A 5000-node chain, run and differentiated, at Python's default recursion limit.
+
+    Recursion is judged on what the code did: a RecursionError (in the run or in
+    gradients), or the graph used with more Python frames on the stack than the
+    default limit allows, is `recursion-limit`.
+    """
+    path = str(options.get("display_path", ""))
+    recursive = ("a recursive traversal (or a recursive evaluation) uses one Python stack frame per node of the "
+                 "chain and Python stops near 1000: keep an explicit stack (a list of nodes to visit, with a "
+                 "marker for 'inputs done') instead of the call stack")
+    if not student.ok:
+        if student.error_type == "RecursionError":
+            return Verdict(0.0, f"{student.describe(path)}: {recursive}", misconception="recursion-limit")
+        return Verdict(0.0, student.describe(path))
+    got = student.value if isinstance(student.value, dict) else {}
+    want = reference.value
+    for part, what in (("run", "sess.run(y) on the 5000-node chain"), ("gradient", "gradients on the chain")):
+        err = _error(got.get(part))
+        if err is not None and err.get("type") == "RecursionError":
+            return Verdict(0.0, f"{what} raised {error_text(got.get(part), path)}: {recursive}",
+                           misconception="recursion-limit")
+    if got.get("stack_beyond_limit") is True or got.get("recursion_limit_raised") is True:
+        return Verdict(0.0, f"the chain was walked with more Python frames on the stack than the default recursion "
+                            f"limit allows: {recursive}", misconception="recursion-limit")
+    for part, what in (("run", "sess.run(y) on the 5000-node chain"), ("gradient", "the chain's gradient")):
+        if _error(got.get(part)) is not None:
+            return Verdict(0.0, f"{what} raised {error_text(got.get(part), path)}")
+        try:
+            problem = compare_values(got.get(part), want[part], GRADIENT_RTOL, GRADIENT_ATOL, what)
+        except NotNumeric as exc:
+            problem = f"{what}: {exc}"
+        if problem:
+            return Verdict(0.0, problem)
+    if got.get("evaluated") != want["evaluated"]:
+        made = f"sess.run(y) on the chain made {got.get('evaluated')} evaluations; it needs {want['evaluated']}"
+        extra, most = got.get("not_needed"), got.get("most_repeated")
+        if isinstance(extra, list) and extra:
+            return Verdict(0.0, f"{made}: it evaluated {_names(set(map(str, extra)))}, which y does not depend on. "
+                                f"{REREAD_LAZY}", misconception="evaluates-every-node")
+        if isinstance(most, list) and len(most) == 2 and isinstance(most[1], int) and most[1] > 1:
+            return Verdict(0.0, f"{made}: node '{most[0]}' (used by every step of the chain) was evaluated "
+                                f"{most[1]} times; a node with several users is computed once per run",
+                           misconception="reevaluates-shared-nodes")
+        return Verdict(0.0, f"{made} (each node once)")
+    return Verdict(1.0, "a 5000-node chain runs and differentiates at the default recursion limit")
+
+
+deep_chain.handles_errors = True  # type: ignore[attr-defined]  # a RecursionError is its evidence
+
+
+# ------------------------------------------------------------------ gradient values
+
+
+def first_error(value: Any, path: str) -> Optional[str]:
+    """The text of the first error record inside `value` (depth first), or None."""
+    text = error_text(value, path)
+    if text:
+        return text
+    if isinstance(value, dict):
+        items: Iterable[Any] = value.values()
+    elif isinstance(value, list):
+        items = value
+    else:
+        return None
+    for item in items:
+        found = first_error(item, path)
+        if found:
+            return found
+    return None
+
+
+GRADIENT_HINT = ("reverse mode: a node's adjoint is the sum of its users' contributions, each op's rule "
+                 "(_OPS[op].grad) maps it to its inputs, and the nodes are visited in reverse topological order")
+
+
+def gradient_values(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """Values (gradients computed by running the nodes gradients() added, or fetched values) equal the reference's.
+
+    When the reference value is a list (several programs), each item is worth an equal
+    share of the points. Tolerances: `rtol` (1e-9) and `atol` (1e-12); `hint` is added
+    to a wrong value's message (default: the reverse-mode reminder).
+    """
+    path = str(options.get("display_path", ""))
+    rtol, atol = float(options.get("rtol", GRADIENT_RTOL)), float(options.get("atol", GRADIENT_ATOL))
+    hint = str(options.get("hint", GRADIENT_HINT))
+    want = reference.value
+    items = want if isinstance(want, list) else [want]
+    got = student.value if isinstance(want, list) else [student.value]
+    got = got if isinstance(got, list) and len(got) == len(items) else [None] * len(items)
+    problems = []  # (text, whether it is a wrong value rather than an error)
+    for i, (g, w) in enumerate(zip(got, items)):
+        where = f"program #{i + 1}: " if len(items) > 1 else ""
+        err = first_error(g, path)
+        if err:
+            problems.append((f"{where}raised {err}", False))
+            continue
+        try:
+            problem = compare_values(g, w, rtol, atol)
+        except NotNumeric as exc:
+            problem = str(exc)
+        if problem:
+            problems.append((f"{where}{problem}", True))
+    if not problems:
+        return Verdict(1.0, "gradient values match the reference")
+    fraction = 1.0 - len(problems) / len(items)
+    text, wrong_value = problems[0]
+    more = f" ({len(problems) - 1} more wrong)" if len(problems) > 1 else ""
+    return Verdict(fraction, text + more + (f"; {hint}" if wrong_value else ""))
+
+
+def _close(a: Any, b: Any) -> bool:
+    try:
+        x, y = to_array(a), to_array(b)
+    except NotNumeric:
+        return False
+    return x.shape == y.shape and bool(np.allclose(x, y, rtol=GRADIENT_RTOL, atol=GRADIENT_ATOL))
+
+
+def single_contribution(dx: Any, contributions: Sequence[Any]) -> Optional[int]:
+    """The index of the one user whose contribution alone equals `dx`, if `dx` is not their sum; else None."""
+    try:
+        total = np.sum([to_array(c) for c in contributions], axis=0)
+    except (NotNumeric, ValueError):
+        return None
+    if _close(dx, total.tolist()):
+        return None
+    for i, c in enumerate(contributions):
+        if _close(dx, c):
+            return i
+    return None
+
+
+def fan_out(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """x has several users: x̄ is the sum of their contributions.
+
+    `gradients-not-summed` when, on every graph, the student's x̄ equals exactly
+    one user's contribution (and not the sum): the adjoint kept one contribution
+    (the first or the last) instead of adding them up.
+    """
+    path = str(options.get("display_path", ""))
+    want = reference.value
+    got = student.value if isinstance(student.value, list) and len(student.value) == len(want) else [None] * len(want)
+    problems, singles = [], []
+    for i, (g, w) in enumerate(zip(got, want)):
+        dx = g.get("dx") if isinstance(g, dict) else None
+        err = first_error(dx, path)
+        if err:
+            problems.append(f"graph #{i + 1}: raised {err}")
+            singles.append(None)
+            continue
+        try:
+            problem = compare_values(dx, w["dx"], GRADIENT_RTOL, GRADIENT_ATOL, f"graph #{i + 1}: x̄")
+        except NotNumeric as exc:
+            problem = f"graph #{i + 1}: {exc}"
+        if problem:
+            problems.append(problem)
+        singles.append(single_contribution(dx, w["contributions"]) if problem else None)
+    if not problems:
+        return Verdict(1.0, "x̄ is the sum of the contributions of all of x's users on every graph")
+    fraction = 1.0 - len(problems) / len(want)
+    if all(s is not None for s in singles):
+        w, g = want[0], got[0]
+        return Verdict(
+            fraction,
+            f"on every graph x̄ equals ONE user's contribution instead of their sum: on the lecture's "
+            f"f = x1 + exp(1.5 x1 + 2 x2) at (3, 0.5), x1's users contribute {_short(w['contributions'])}, so "
+            f"∂f/∂x1 = {_short(w['dx'])}; yours is {_short(g.get('dx'))}. Collect every contribution to a node "
+            "and add them (an AddN or a chain of adds) before passing its adjoint on",
+            misconception="gradients-not-summed")
+    hint = "" if " raised " in problems[0] else f"; {GRADIENT_HINT}"
+    return Verdict(fraction, f"{problems[0]}" + (f" ({len(problems) - 1} more wrong)" if len(problems) > 1 else "")
+                   + hint)
+
+
+def _short(value: Any) -> str:
+    try:
+        arr = to_array(value)
+    except NotNumeric:
+        return describe_value(value, 60)
+    if arr.ndim == 0:
+        return f"{float(arr):.6g}"
+    return "[" + ", ".join(f"{x:.6g}" for x in arr.ravel()[:6]) + (", ...]" if arr.size > 6 else "]")
+
+
+# ------------------------------------------------------------------ gradients is a graph transformation
+
+
+def symbolic(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """gradients() only adds nodes: it evaluates none, adds some, returns one Node per x with x's static shape,
+    and running those nodes gives the reference's values."""
+    path = str(options.get("display_path", ""))
+    got = student.value if isinstance(student.value, dict) else {}
+    want = reference.value
+    if first_error(got.get("error"), path):
+        return Verdict(0.0, f"gradients raised {first_error(got.get('error'), path)}")
+    built = got.get("evaluated_while_building")
+    if not isinstance(built, list):
+        return Verdict(0.0, "the probe's record could not be read")
+    if built:
+        return Verdict(0.0, f"gradients() evaluated {len(built)} node(s) ({_names(set(map(str, built)))}) while "
+                            "building: it must only ADD nodes to the graph (a graph transformation); the numbers come "
+                            "later, from sess.run on the nodes it returns")
+    if not isinstance(got.get("added"), int) or got["added"] <= 0:
+        return Verdict(0.0, "gradients() added no node to the graph: it must build the gradient computation as nodes")
+    if got.get("are_nodes") != want["are_nodes"]:
+        return Verdict(0.0, f"gradients() must return one graph Node per x (got Node? {got.get('are_nodes')})")
+    if got.get("shapes") != want["shapes"]:
+        return Verdict(0.0, f"static shapes of the gradient nodes: {got.get('shapes')}, expected {want['shapes']} "
+                            "(each x̄ has the static shape of x)")
+    err = first_error(got.get("values"), path)
+    if err:
+        return Verdict(0.0, f"running the gradient nodes raised {err}")
+    try:
+        problem = compare_values(got.get("values"), want["values"], GRADIENT_RTOL, GRADIENT_ATOL, "gradient values")
+    except NotNumeric as exc:
+        problem = str(exc)
+    if problem:
+        return Verdict(0.0, f"{problem}; {GRADIENT_HINT}")
+    return Verdict(1.0, f"gradients() added {got['added']} nodes, evaluated none, and they give the right values")
+
+
+def unrelated(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """The gradient with respect to a node the ys do not depend on is None (TF1); y's gradient w.r.t. itself is ones."""
+    path = str(options.get("display_path", ""))
+    got = student.value if isinstance(student.value, dict) else {}
+    want = reference.value
+    err = first_error(got.get("error"), path)
+    if err:
+        return Verdict(0.0, f"gradients(y, [x, u, c, later, y]) raised {err}; u and 'later' are nodes y does not "
+                            "depend on: their gradient is None (TF1), not an error")
+    labels = ["x", "u (a placeholder y does not use)", "c (a constant y uses: it gets a gradient too)",
+              "later (depends on x, but y does not depend on it)", "y itself (ones)"]
+    is_none = got.get("is_none")
+    if is_none != want["is_none"]:
+        wrong = [lab for lab, g, w in zip(labels, is_none if isinstance(is_none, list) else [None] * 5,
+                                          want["is_none"]) if g != w]
+        return Verdict(0.0, f"None / not None is wrong for {', '.join(wrong) or 'the result'}: the gradient with "
+                            "respect to a node that y does not depend on is None, like TF1 (not zeros, not an "
+                            "error); every other x gets a Node")
+    err = first_error(got.get("values"), path)
+    if err:
+        return Verdict(0.0, f"running the gradient nodes raised {err}")
+    problem = compare_values(got.get("values"), want["values"], GRADIENT_RTOL, GRADIENT_ATOL, "gradient values")
+    if problem:
+        return Verdict(0.0, f"{problem}; {GRADIENT_HINT}")
+    return Verdict(1.0, "None exactly for the nodes y does not depend on, right values for the others")
+
+
+def _no_resemblance(value: Any) -> None:
+    """What instructor-mutant matching may compare in this problem's outcomes: nothing.
+
+    Two different mistakes often give the same wrong numbers here (a topological order
+    with duplicates and an overwritten adjoint both leave one contribution in x̄), so a
+    misconception is named only by the judges' own rules, on the submission's data.
+    """
+    return None
+
+
+JUDGES = {
+    "lazy_run": lazy_run,
+    "deep_chain": deep_chain,
+    "gradient_values": gradient_values,
+    "fan_out": fan_out,
+    "symbolic": symbolic,
+    "unrelated": unrelated,
+}
+
+for _judge in JUDGES.values():
+    _judge.view = _no_resemblance  # type: ignore[attr-defined]

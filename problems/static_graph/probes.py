@@ -1,0 +1,653 @@
+"""Hidden probes for `static_graph` (run in the sandbox): they build graphs, run them and record, never judge.
+
+The student's `_topological_order`, `Session.run` and `gradients` are swapped
+into the reference `minitorch.mini_tf`; everything else (Graph, Node, the op
+kernels and gradient rules, `Session._evaluate`, constant folding) is the
+reference's. Work is counted where the probe controls it, never from what the
+student's code reports (`last_run_evaluated` is only compared with what was counted):
+
+* every call of the reference `Session._evaluate(node, inputs)` is one evaluation of `node`;
+* a registered op kernel called outside `_evaluate` also counts as one (code that bypasses it);
+* every use of a node's `inputs` ticks a work budget (a runaway traversal stops with
+  `WorkBudgetExceeded`) and, in the deep-chain probe, checks the Python stack depth.
+
+Graphs are rebuilt from fixed seeds, so the reference run and the student run see
+the same nodes under the same names; results name nodes by name.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
+
+import numpy as np
+
+from minitorch import mini_tf as tf
+from probekit import PROBES, WorkBudgetExceeded, error_record, probe, stack_beyond_limit  # noqa: F401
+
+#: the most names of `last_run_evaluated` read back (a run of these graphs evaluates a few hundred at most)
+MAX_REPORTED = 10_000
+#: the error classes of mini_tf (TF1's names), most specific first
+ERROR_CLASSES = ("InvalidArgumentError", "FailedPreconditionError", "OpError")
+
+
+def capture(fn: Callable[[], Any]) -> Any:
+    """fn()'s value, or an error record (like probekit.capture). An exception whose class derives from one of
+    mini_tf's error classes (by name: the student's file defines its own copies of them) is recorded under that
+    class's name, with the class actually raised in `raised`: a subclass of InvalidArgumentError is one."""
+    try:
+        return fn()
+    except WorkBudgetExceeded:
+        raise
+    except Exception as exc:
+        record = error_record(exc)
+        ancestors = [c.__name__ for c in type(exc).__mro__]
+        base = next((name for name in ERROR_CLASSES if name in ancestors), None)
+        if base is not None and base != type(exc).__name__:
+            record["__error__"].update(type=base, raised=type(exc).__name__)
+        return record
+
+
+# ------------------------------------------------------------------ instrumentation
+
+
+class Watch:
+    """Records node evaluations (names, in call order) and bounds the work of a traversal.
+
+    Use as a context manager: while it is active, `Session._evaluate` and every
+    registered kernel are wrapped; `instrument(graph)` makes every node's `inputs`
+    report its uses to the watch.
+    """
+
+    def __init__(self, budget: int = 200_000, watch_depth: bool = False):
+        self.evaluations: List[str] = []
+        self.budget = budget
+        self.uses = 0
+        self.watch_depth = watch_depth
+        self.beyond_limit = False
+        self.active = False
+        self._inside = 0
+        self._saved: Optional[tuple] = None
+
+    # evidence
+    def _note(self, node: Any) -> None:
+        self.evaluations.append(str(getattr(node, "name", "?")))
+        self.touch()
+
+    def touch(self) -> None:
+        """One use of the graph: counted against the budget; the stack depth checked if asked."""
+        if not self.active:
+            return
+        self.uses += 1
+        if self.watch_depth and not self.beyond_limit:
+            self.beyond_limit = stack_beyond_limit()
+        if self.uses > self.budget:
+            raise WorkBudgetExceeded(f"more than {self.budget} uses of the graph's nodes: a runaway traversal")
+
+    # installing and removing the wrappers
+    def __enter__(self) -> "Watch":
+        evaluate = tf.Session._evaluate
+        ops = dict(tf._OPS)
+        watch = self
+
+        def counted_evaluate(session: Any, node: Any, inputs: Any) -> Any:
+            watch._note(node)
+            watch._inside += 1
+            try:
+                return evaluate(session, node, inputs)
+            finally:
+                watch._inside -= 1
+
+        def counted(kernel: Callable) -> Callable:
+            def run(node: Any, values: Any) -> Any:
+                if watch._inside == 0:  # a kernel called directly, not through Session._evaluate
+                    watch._note(node)
+                return kernel(node, values)
+
+            return run
+
+        self._saved = (evaluate, ops)
+        tf.Session._evaluate = counted_evaluate
+        for op_type, opdef in ops.items():
+            tf._OPS[op_type] = tf._OpDef(counted(opdef.kernel), opdef.grad)
+        self.active = True
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.active = False
+        evaluate, ops = self._saved
+        tf.Session._evaluate = evaluate
+        tf._OPS.clear()
+        tf._OPS.update(ops)
+
+    def instrument(self, graph: Any) -> None:
+        """Every node of `graph` now reports each use of its `inputs` to this watch."""
+        for node in graph.get_operations():
+            node.inputs = Inputs(node.inputs, self)
+
+
+class Inputs(tuple):
+    """A node's `inputs`: a tuple that reports every iteration, index, length and membership test."""
+
+    def __new__(cls, items: Iterable[Any], watch: Watch) -> "Inputs":
+        made = super().__new__(cls, tuple(items))
+        made.watch = watch
+        return made
+
+    def __iter__(self):
+        self.watch.touch()
+        return tuple.__iter__(self)
+
+    def __getitem__(self, index: Any) -> Any:
+        self.watch.touch()
+        return tuple.__getitem__(self, index)
+
+    def __len__(self) -> int:
+        self.watch.touch()
+        return tuple.__len__(self)
+
+    def __reversed__(self):
+        self.watch.touch()
+        return reversed(tuple.__getitem__(self, slice(None)))
+
+    def __contains__(self, item: Any) -> bool:
+        self.watch.touch()
+        return tuple.__contains__(self, item)
+
+
+# ------------------------------------------------------------------ plain data
+
+
+def as_data(value: Any) -> Any:
+    """A fetched value (array, number, None, nested list/tuple/dict) as plain lists of floats."""
+    if value is None or (isinstance(value, dict) and "__error__" in value):
+        return value
+    if isinstance(value, dict):
+        return {str(k): as_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [as_data(v) for v in value]
+    try:
+        return np.asarray(value, dtype=np.float64).tolist()
+    except Exception:
+        return {"__unserializable__": type(value).__name__}
+
+
+def structure(graph: Any) -> Dict[str, Dict[str, Any]]:
+    """Every node of `graph` by name: its op type, its inputs' names, whether an op kernel computes it."""
+    return {
+        n.name: {"op": n.op_type, "inputs": [i.name for i in n.inputs],
+                 "kernel": n.op_type in tf._OPS}
+        for n in graph.get_operations()
+    }
+
+
+def run_case(session: Any, watch: Watch, label: str, fetches: Any, feeds: Dict[Any, Any],
+             must_name: Optional[str] = None) -> Dict[str, Any]:
+    """`session.run(fetches, feeds)` with its evaluations recorded: the value (or error) and the evaluated names."""
+    flat = fetches if isinstance(fetches, list) else [fetches]
+    start = len(watch.evaluations)
+    value = capture(lambda: as_data(session.run(fetches, feeds)))
+    case = {
+        "label": label,
+        "fetch": [f.name for f in flat],
+        "fed": [k.name for k in feeds],
+        "value": value,
+        "evaluations": watch.evaluations[start:],
+        "reported": capture(lambda: [str(name) for name in list(session.last_run_evaluated)[:MAX_REPORTED]]),
+    }
+    if must_name is not None:
+        case["must_name"] = must_name
+    return case
+
+
+def lazy_probe(build: Callable[[], List[Callable[[Any, Watch], Dict[str, Any]]]], budget: int = 200_000) -> Dict[str, Any]:
+    """Build a graph, then run each case in its own session under one watch; the graph's structure beside.
+
+    The sessions do not fold constants: every evaluation counted is one the run's own loop asked for
+    (folding is exercised by the `folded_constants` probe, on values).
+    """
+    graph = tf.Graph()
+    with graph.as_default():
+        cases = build()
+    watch = Watch(budget)
+    watch.instrument(graph)
+    results = []
+    with watch:
+        for case in cases:
+            with graph.as_default():
+                session = tf.Session(graph, constant_folding=False)
+                results.append(case(session, watch))
+    return {"graph": structure(graph), "cases": results}
+
+
+# ------------------------------------------------------------------ lazy evaluation
+
+
+def slides_graph() -> Dict[str, Any]:
+    """The lecture's h = relu(x·W + b): 6 nodes (x, W, b, matmul, add, relu), nothing computed while building."""
+    rng = np.random.default_rng(11868)
+    x = tf.placeholder((None, 3), name="x")
+    W = tf.constant(rng.normal(size=(3, 4)), name="W")
+    b = tf.constant(rng.normal(size=(4,)), name="b")
+    xW = tf.matmul(x, W, name="matmul")
+    h = tf.relu(xW + b, name="relu")
+    x_val = rng.normal(size=(2, 3))
+    return {"x": x, "W": W, "b": b, "xW": xW, "h": h, "x_val": x_val}
+
+
+@probe("slides_graph")
+def slides_graph_probe(_):
+    """sess.run(h, {x: …}) needs all 6 nodes (x fed, 5 computed); sess.run(x·W, {x: …}) only 3 (2 computed)."""
+    g: Dict[str, Any] = {}
+
+    def build():
+        g.update(slides_graph())
+        return [
+            lambda s, w: run_case(s, w, "h = relu(x·W + b), x fed", g["h"], {g["x"]: g["x_val"]}),
+            lambda s, w: run_case(s, w, "x·W, x fed", g["xW"], {g["x"]: g["x_val"]}),
+            lambda s, w: run_case(s, w, "[h, x·W] in one run", [g["h"], g["xW"]], {g["x"]: g["x_val"]}),
+        ]
+
+    return lazy_probe(build)
+
+
+@probe("unfed_placeholder")
+def unfed_placeholder(_):
+    """A needed placeholder left unfed raises InvalidArgumentError; an unneeded one does not matter."""
+    g: Dict[str, Any] = {}
+
+    def build():
+        g.update(slides_graph())
+        z = tf.placeholder((None, 4), name="z")  # used by nothing h or x·W needs
+        g["out"] = tf.reduce_sum(g["h"] * z, name="score")
+        g["z"] = z
+        g["W2"] = tf.multiply(g["W"], 2.0, name="W2")
+        feed_x = {g["x"]: g["x_val"]}
+        return [
+            lambda s, w: run_case(s, w, "h without feeding x", g["h"], {}, must_name="x"),
+            lambda s, w: run_case(s, w, "score = sum(h * z), x fed, z not", g["out"], feed_x, must_name="z"),
+            lambda s, w: run_case(s, w, "h, x fed, z (unneeded) not fed", g["h"], feed_x),
+            lambda s, w: run_case(s, w, "W·2 with no feed at all", g["W2"], {}),
+        ]
+
+    return lazy_probe(build)
+
+
+@probe("only_needed")
+def only_needed(_):
+    """Only what the fetches need, each node once, even when shared by several users or several fetches."""
+    g: Dict[str, Any] = {}
+
+    def build():
+        x = tf.placeholder((None, 2), name="x")
+        z = tf.placeholder((None, 2), name="z")
+        a = tf.exp(x, name="a")
+        d = tf.add(a * 2.0, a * 3.0, name="d")  # a has two users
+        e = z
+        for i in range(30):  # an expensive branch that d does not need
+            e = tf.exp(-tf.square(e), name=f"expensive_{i}")
+        both = tf.add(d, e, name="both")
+        xv = np.array([[0.0, 1.0], [-0.5, 0.25]])
+        zv = np.array([[0.3, -0.2], [1.0, 0.5]])
+        g.update(x=x, z=z, a=a, d=d, both=both)
+        return [
+            lambda s, w: run_case(s, w, "d, x fed (z not needed)", d, {x: xv}),
+            lambda s, w: run_case(s, w, "d, x and z fed", d, {x: xv, z: zv}),
+            lambda s, w: run_case(s, w, "[d, a] in one run", [d, a], {x: xv, z: zv}),
+            lambda s, w: run_case(s, w, "both (needs everything)", both, {x: xv, z: zv}),
+        ]
+
+    return lazy_probe(build)
+
+
+@probe("feed_cuts")
+def feed_cuts(_):
+    """Feeding an intermediate node replaces its computation: its inputs are not needed (TF1)."""
+
+    def build():
+        x = tf.placeholder((3,), name="x")
+        q = tf.placeholder((3,), name="q")  # a placeholder c does not use at all
+        p = tf.multiply(x, 3.0, name="p")
+        a = tf.exp(p, name="a")
+        c = tf.reduce_sum(a * 2.0, name="c")
+        tf.add(x, 1.0, name="unrelated")  # a branch nobody fetches
+        tf.add(q, 1.0, name="unrelated_q")
+        xv = np.array([0.1, -0.2, 0.3])
+        av = np.array([1.0, 2.0, 4.0])
+        return [
+            lambda s, w: run_case(s, w, "c with a fed, x not fed", c, {a: av, q: xv}),
+            lambda s, w: run_case(s, w, "c with a and x fed", c, {a: av, x: xv, q: xv}),
+            lambda s, w: run_case(s, w, "c with x fed, q (unused) not fed", c, {x: xv}),
+        ]
+
+    return lazy_probe(build)
+
+
+@probe("folded_constants")
+def folded_constants(_):
+    """A session folds the constant subgraphs at its first run (given code): the run's loop must use the folded
+    values (`usable_fold`), and a feed inside a folded subgraph must be honoured."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder((None, 2), name="x")
+        c = tf.constant([[1.0, 2.0], [3.0, 4.0]], name="c")
+        half = tf.constant(0.5, name="half")
+        scale = tf.exp(half) + tf.log(tf.constant(3.0)) * 4.0  # constants only
+        m = tf.reduce_sum(tf.matmul(c, tf.transpose(c)), axis=0)  # constants only
+        y = tf.matmul(x * scale, c) + m
+        feed = {x: np.array([[1.0, -1.0], [0.5, 2.0]])}
+        watch = Watch()
+        watch.instrument(graph)
+        with watch:
+            session = tf.Session(graph)
+            first = capture(lambda: as_data(session.run(y, feed)))
+            again = capture(lambda: as_data(session.run([y, scale], feed)))
+            inside = capture(lambda: as_data(session.run(y, {**feed, half: 3.0})))
+    return {"first run": first, "second run": again, "feeding inside a folded subgraph": inside}
+
+
+# ------------------------------------------------------------------ deep graphs
+
+
+@probe("deep_chain")
+def deep_chain(_):
+    """A 5000-node chain y = x·c·c·…·c, run and differentiated at Python's default recursion limit."""
+    depth = 5000
+    limit = sys.getrecursionlimit()
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder((2,), name="x")
+        c = tf.constant(1.0001, name="c")
+        y = x
+        for _ in range(depth):
+            y = y * c
+        loss = tf.reduce_sum(y, name="loss")
+    watch = Watch(budget=200 * depth, watch_depth=True)
+    watch.instrument(graph)
+    feed = {x: np.array([1.0, -2.0])}
+    result: Dict[str, Any] = {}
+    with watch, graph.as_default():
+        session = tf.Session(graph)
+        result["run"] = capture(lambda: as_data(session.run(y, feed)))
+        result.update(evaluation_summary(watch.evaluations, {n.name for n in ancestors(y)}))
+        grads = capture(lambda: tf.gradients(loss, [x]))
+        if isinstance(grads, dict):
+            result["gradient"] = grads
+        else:
+            result["gradient"] = capture(lambda: as_data(session.run(grads[0], feed)))
+    result["stack_beyond_limit"] = watch.beyond_limit
+    result["recursion_limit_raised"] = sys.getrecursionlimit() > limit
+    return result
+
+
+def evaluation_summary(evaluations: List[str], needed: set) -> Dict[str, Any]:
+    """A long run's evaluations in brief: how many, the node evaluated most often, a few nodes not needed."""
+    counts: Dict[str, int] = {}
+    for name in evaluations:
+        counts[name] = counts.get(name, 0) + 1
+    most = max(counts.items(), key=lambda item: item[1]) if counts else ("", 0)
+    return {"evaluated": len(evaluations), "most_repeated": [most[0], most[1]],
+            "not_needed": sorted(n for n in counts if n not in needed)[:5]}
+
+
+# ------------------------------------------------------------------ symbolic gradients
+
+
+def run_gradients(ys: Any, xs: Sequence[Any], feeds: Dict[Any, Any], graph: Any, grad_ys: Any = None,
+                  watch: Optional[Watch] = None) -> Any:
+    """The values of `gradients(ys, xs)` (None for a None gradient), or an error record."""
+    grads = capture(lambda: tf.gradients(ys, list(xs), grad_ys=grad_ys))
+    if isinstance(grads, dict):
+        return grads
+    if not isinstance(grads, (list, tuple)) or len(grads) != len(xs):
+        return {"__error__": {"type": "TypeError", "line": None,
+                              "message": f"gradients returned {type(grads).__name__}, expected a list of {len(xs)}"}}
+    grads = list(grads)
+    session = tf.Session(graph)
+    fetch = [g for g in grads if g is not None]
+    values = capture(lambda: session.run(fetch, feeds))
+    if isinstance(values, dict):
+        return values
+    it = iter(values)
+    return [None if g is None else as_data(next(it)) for g in grads]
+
+
+def random_program(seed: int) -> Dict[str, Any]:
+    """A random elementwise program with fan-out, reuse and broadcasting; its inputs and one intermediate node."""
+    rng = np.random.default_rng(seed)
+    shapes = [(2, 3), (3,), (2, 3), (1, 3)]
+    xs = [tf.placeholder(s, name=f"in{i}") for i, s in enumerate(shapes)]
+    feeds = {x: rng.uniform(-1.5, 1.5, size=s) for x, s in zip(xs, shapes)}
+    unary = [
+        tf.sigmoid,
+        lambda a: tf.log(tf.square(a) + 1.0),
+        lambda a: tf.relu(a - 0.1),
+        tf.negative,
+        lambda a: tf.exp(-tf.square(a)),
+        lambda a: a * 0.5,
+    ]
+    binary = [
+        tf.add,
+        tf.subtract,
+        lambda a, b: tf.sigmoid(a * b),
+        lambda a, b: a * tf.sigmoid(b),
+        lambda a, b: a / (tf.square(b) + 1.0),
+        lambda a, b: tf.reduce_mean(a, axis=0, keepdims=True) + b,
+    ]
+    pool = list(xs)
+
+    def pick() -> Any:
+        recent = pool[-5:] if rng.random() < 0.6 else pool
+        return recent[int(rng.integers(len(recent)))]
+
+    for i in range(24):
+        first = xs[i] if i < len(xs) else pick()  # every input is used at least once
+        if rng.random() < 0.4:
+            pool.append(unary[int(rng.integers(len(unary)))](first))
+        else:
+            pool.append(binary[int(rng.integers(len(binary)))](first, pick()))
+    y = tf.reduce_sum(pool[-1] + pool[-2] * pool[-3] + pool[len(xs) + 4], name="y")
+    upstream = ancestors(y)
+    middle = next(n for n in pool[len(xs) + 6:] if n in upstream and n.op_type not in ("Const", "Placeholder"))
+    return {"y": y, "xs": xs + [middle], "feeds": feeds}
+
+
+def ancestors(node: Any) -> set:
+    """`node` and every node it depends on (the probe's own walk, before any instrumentation)."""
+    found, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if n not in found:
+            found.add(n)
+            stack.extend(tuple.__iter__(n.inputs))
+    return found
+
+
+def random_gradients(seed: int) -> Dict[str, Any]:
+    graph = tf.Graph()
+    with graph.as_default():
+        prog = random_program(seed)
+        watch = Watch()
+        watch.instrument(graph)
+        with watch:
+            value = run_gradients(prog["y"], prog["xs"], prog["feeds"], graph)
+    return {"gradients": value, "xs": [x.name for x in prog["xs"]]}
+
+
+@probe("random_gradients")
+def random_gradients_probe(_):
+    """Three random programs: gradients with respect to every input and one intermediate node."""
+    return [random_gradients(seed) for seed in (101, 202, 303)]
+
+
+@probe("tied_autoencoder")
+def tied_autoencoder(_):
+    """r = sigmoid(X W + b) Wᵀ, loss = mean((r − X)²): X and W each have two users (fan-out through matmul)."""
+    rng = np.random.default_rng(7)
+    graph = tf.Graph()
+    with graph.as_default():
+        X = tf.placeholder((None, 3), name="X")
+        W = tf.placeholder((3, 2), name="W")
+        b = tf.placeholder((2,), name="b")
+        h = tf.sigmoid(tf.matmul(X, W) + b)
+        r = tf.matmul(h, tf.transpose(W))
+        loss = tf.reduce_mean(tf.square(r - X), name="loss")
+        feeds = {X: rng.normal(size=(5, 3)), W: rng.normal(size=(3, 2)), b: rng.normal(size=(2,))}
+        watch = Watch()
+        watch.instrument(graph)
+        with watch:
+            return {"gradients": run_gradients(loss, [X, W, b], feeds, graph)}
+
+
+def fan_out_graphs() -> List[Dict[str, Any]]:
+    """Graphs where x has several users; for each user, its contribution to x̄ (computed here with numpy)."""
+    graphs = []
+    # the lecture's f = x1 + exp(1.5 x1 + 2 x2) at (3, 0.5): x1 has two users
+    x1 = tf.placeholder((), name="x1")
+    x2 = tf.placeholder((), name="x2")
+    f = x1 + tf.exp(x1 * 1.5 + x2 * 2.0)
+    inner = np.exp(1.5 * 3.0 + 2.0 * 0.5)
+    graphs.append({"y": f, "x": x1, "feeds": {x1: 3.0, x2: 0.5}, "contributions": [1.0, 1.5 * inner]})
+    # exp(x) and square(x): two users with different contributions per entry
+    xv = np.array([0.5, -1.0, 2.0])
+    x = tf.placeholder((3,), name="x")
+    y = tf.reduce_sum(tf.exp(x) + tf.square(x) * 1.5)
+    graphs.append({"y": y, "x": x, "feeds": {x: xv}, "contributions": [np.exp(xv), 3.0 * xv]})
+    # three users: sigmoid, 3·x, x / 4 (subtracted)
+    uv = np.array([[0.2, -0.7], [1.1, 0.0]])
+    u = tf.placeholder((2, 2), name="u")
+    yu = tf.reduce_sum(tf.sigmoid(u) * 2.0 + 3.0 * u - u / 4.0)
+    s = 1.0 / (1.0 + np.exp(-uv))
+    graphs.append({"y": yu, "x": u, "feeds": {u: uv},
+                   "contributions": [2.0 * s * (1.0 - s), np.full_like(uv, 3.0), np.full_like(uv, -0.25)]})
+    return graphs
+
+
+@probe("fan_out")
+def fan_out(_):
+    """x̄ is the SUM of the contributions of all of x's users."""
+    graph = tf.Graph()
+    out = []
+    with graph.as_default():
+        graphs = fan_out_graphs()
+        watch = Watch()
+        watch.instrument(graph)
+        with watch:
+            for case in graphs:
+                value = run_gradients(case["y"], [case["x"]], case["feeds"], graph)
+                dx = value[0] if isinstance(value, list) else value
+                out.append({"dx": dx, "contributions": [as_data(c) for c in case["contributions"]]})
+    return out
+
+
+@probe("several_ys_and_seeds")
+def several_ys_and_seeds(_):
+    """gradients([y1, y2], xs) sums over the ys; grad_ys seeds the reverse pass; a non-scalar y is seeded with ones."""
+    graph = tf.Graph()
+    xv = np.array([0.5, -1.0, 2.0])
+    uv = np.array([1.5, 0.25, -0.75])
+    with graph.as_default():
+        x = tf.placeholder((3,), name="x")
+        u = tf.placeholder((3,), name="u")
+        y1 = tf.reduce_sum(tf.exp(x) * u)
+        y2 = tf.reduce_sum(tf.square(x))
+        vec = tf.exp(x) * u
+        feeds = {x: xv, u: uv}
+        watch = Watch()
+        watch.instrument(graph)
+        with watch:
+            return {
+                "two_ys": run_gradients([y1, y2], [x, u], feeds, graph),
+                "seeded": run_gradients(vec, [x, u], feeds, graph, grad_ys=tf.constant([1.0, 0.0, 2.0])),
+                "two_seeded": run_gradients([y1, vec], [x], feeds, graph,
+                                            grad_ys=[tf.constant(3.0), tf.constant([0.5, -1.0, 1.0])]),
+                "non_scalar": run_gradients(vec, [x], feeds, graph),
+            }
+
+
+@probe("gradients_symbolic")
+def gradients_symbolic(_):
+    """gradients() adds nodes and evaluates none; it returns one Node per x, with x's static shape."""
+    rng = np.random.default_rng(3)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder((None, 3), name="x")
+        W = tf.constant(rng.normal(size=(3, 4)), name="W")
+        b = tf.constant(rng.normal(size=(4,)), name="b")
+        h = tf.relu(tf.matmul(x, W) + b)
+        loss = tf.reduce_mean(tf.square(h) + h, name="loss")  # h has two users
+        before = len(graph)
+        watch = Watch()
+        watch.instrument(graph)
+        with watch:
+            grads = capture(lambda: tf.gradients(loss, [x, W, b]))
+            built = list(watch.evaluations)
+            if isinstance(grads, dict):
+                return {"error": grads}
+            grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
+            nodes = [isinstance(g, tf.Node) for g in grads]
+            shapes = [list(g.shape) if isinstance(g, tf.Node) and g.shape is not None else None for g in grads]
+            added = len(graph) - before
+            values = capture(lambda: as_data(tf.Session(graph).run(
+                [g for g in grads if isinstance(g, tf.Node)], {x: rng.normal(size=(5, 3))})))
+    return {"evaluated_while_building": built, "added": added, "are_nodes": nodes, "shapes": shapes,
+            "values": values}
+
+
+@probe("unrelated_none")
+def unrelated_none(_):
+    """The gradient with respect to a node y does not depend on is None (TF1), not zeros and not an error."""
+    graph = tf.Graph()
+    xv = np.array([0.5, -1.0, 2.0])
+    with graph.as_default():
+        x = tf.placeholder((3,), name="x")
+        u = tf.placeholder((3,), name="u")
+        c = tf.constant([1.0, 2.0, 3.0], name="c")
+        y = tf.reduce_sum(tf.exp(x) * c, name="y")
+        later = tf.multiply(x, 2.0, name="later")  # depends on x, but y does not depend on it
+        watch = Watch()
+        watch.instrument(graph)
+        with watch:
+            grads = capture(lambda: tf.gradients(y, [x, u, c, later, y]))
+            if isinstance(grads, dict):
+                return {"error": grads}
+            grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
+            is_none = [g is None for g in grads]
+            values = capture(lambda: as_data(tf.Session(graph).run(
+                [g for g in grads if g is not None], {x: xv, u: xv})))
+    return {"is_none": is_none, "values": values}
+
+
+@probe("training")
+def training(_):
+    """Logistic regression, 20 steps of GradientDescentOptimizer(0.5).minimize(loss): the losses and weights."""
+    rng = np.random.default_rng(11868)
+    X = rng.normal(size=(40, 3))
+    t = (X @ np.array([[1.5], [-2.0], [0.5]]) + 0.3 + 0.5 * rng.normal(size=(40, 1)) > 0).astype(float)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder((None, 3), name="x")
+        target = tf.placeholder((None, 1), name="t")
+        W = tf.Variable(rng.normal(size=(3, 1)) * 0.1, name="W")
+        b = tf.Variable([0.05], name="b")
+        p = tf.sigmoid(tf.matmul(x, W) + b)
+        loss = -tf.reduce_mean(target * tf.log(p) + (1.0 - target) * tf.log(1.0 - p))
+        step = capture(lambda: tf.train.GradientDescentOptimizer(0.5).minimize(loss))
+        if isinstance(step, dict):
+            return {"error": step}
+        init = tf.global_variables_initializer()
+        watch = Watch()
+        watch.instrument(graph)
+        losses = []
+        with watch:
+            session = tf.Session(graph)
+            started = capture(lambda: session.run(init))
+            if isinstance(started, dict):
+                return {"error": started}
+            for _ in range(20):
+                out = capture(lambda: session.run([step, loss], {x: X, target: t}))
+                if isinstance(out, dict):
+                    return {"error": out, "losses": losses}
+                losses.append(as_data(out[1]))
+            weights = capture(lambda: as_data(session.run([W, b])))
+    return {"losses": losses, "weights": weights}
