@@ -134,13 +134,34 @@ def offerings_table() -> str:
     return "\n".join(rows)
 
 
+#: the README's table of problems lies between these lines, generated from problems/*/problem.toml
+PROBLEMS_START = "<!-- problems table: generated from problems/*/problem.toml by `autograde make-template` -->"
+PROBLEMS_END = "<!-- end of the problems table -->"
+
+
+def problems_table() -> str:
+    """The README's table of problems (Markdown): id, title, the student's file and symbols, tests, points."""
+    rows = ["| problem | what | student file (symbols) | hidden tests | points |", "|---|---|---|---|---|"]
+    for spec in sorted(load_problems(), key=lambda p: (p.order, p.id)):
+        symbols = ", ".join(f"`{s.split('|')[0]}`" for s in spec.swap.symbols[:4])
+        more = f" and {len(spec.swap.symbols) - 4} more" if len(spec.swap.symbols) > 4 else ""
+        rows.append(f"| `{spec.id}` | {spec.title} | `{spec.swap.file}` ({symbols}{more}) | {len(spec.tests)} | "
+                    f"{spec.max_score:g} |")
+    return "\n".join(rows)
+
+
+def _between(text: str, start: str, end: str, table: str, what: str) -> str:
+    if start not in text or end not in text:
+        raise SpecError(f"README.md: the lines {start!r} and {end!r} around the {what} table are missing")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{table}\n{end}{tail}"
+
+
 def readme_with_table(text: str) -> str:
-    """`text` (the README) with the generated offerings table between TABLE_START and TABLE_END."""
-    if TABLE_START not in text or TABLE_END not in text:
-        raise SpecError(f"README.md: the lines {TABLE_START!r} and {TABLE_END!r} around the offerings table are missing")
-    head, rest = text.split(TABLE_START, 1)
-    _, tail = rest.split(TABLE_END, 1)
-    return f"{head}{TABLE_START}\n{offerings_table()}\n{TABLE_END}{tail}"
+    """`text` (the README) with the generated offerings and problems tables between their marker lines."""
+    text = _between(text, TABLE_START, TABLE_END, offerings_table(), "offerings")
+    return _between(text, PROBLEMS_START, PROBLEMS_END, problems_table(), "problems")
 
 
 def make_template(dest: Optional[Path] = None, check: bool = False, offering: Optional[str] = None) -> List[str]:
@@ -154,7 +175,7 @@ def make_template(dest: Optional[Path] = None, check: bool = False, offering: Op
     if check:
         diffs = stale_files(dest, files)
         if readme is not None and readme_with_table(readme.read_text(encoding="utf-8")) != readme.read_text(encoding="utf-8"):
-            diffs.append("changed: README.md (the offerings table)")
+            diffs.append("changed: README.md (the problems and offerings tables)")
         return diffs
     write_template(dest, files)
     if readme is not None:

@@ -125,3 +125,23 @@ def test_gradescope_zip_carries_the_offering(tmp_path):
     with pytest.raises(SpecError):
         build_zip(tmp_path / "b.zip", offering="nope")
     assert not Path(tmp_path / "b.zip").exists()
+
+
+def test_the_readme_tables_are_generated_from_the_problem_and_offering_files(tmp_path, monkeypatch):
+    """make-template writes the README's problems and offerings tables; --check names a stale README."""
+    from graders import make_template as mt
+    from graders import paths
+
+    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+    assert mt.readme_with_table(readme) == readme  # up to date
+    for spec in load_problems():
+        assert f"| `{spec.id}` | {spec.title} |" in readme
+    for oid in load_offerings()[1]:
+        assert f"| `{oid}`" in readme
+    stale = readme.replace(f"| `{load_problems()[0].id}` |", "| `renamed` |", 1)
+    assert mt.readme_with_table(stale) == readme
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "README.md").write_text(stale, encoding="utf-8")
+    monkeypatch.setattr(paths, "ROOT", root)
+    assert "changed: README.md (the problems and offerings tables)" in mt.make_template(check=True)
