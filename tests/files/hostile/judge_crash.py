@@ -1,5 +1,5 @@
 def _hx_attack():
-    """The probes' work counters (in this process) report words instead of numbers."""
-    import probekit
+    """The probes' work counters (in this process: autodiff's probes package) report words instead of numbers."""
+    from probes import graphs
 
-    probekit.Counter.as_dict = lambda self: {"chain_rule": "many", "parents": "lots", "accumulate": 0}
+    graphs.Counter.as_dict = lambda self: {"chain_rule": "many", "parents": "lots", "accumulate": 0}
