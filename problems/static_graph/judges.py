@@ -411,20 +411,22 @@ def single_contribution(dx: Any, contributions: Sequence[Any]) -> Optional[int]:
 def fan_out(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
     """x has several users: x̄ is the sum of their contributions.
 
-    `gradients-not-summed` when, on every graph, the student's x̄ equals exactly
-    one user's contribution (and not the sum): the adjoint kept one contribution
-    (the first or the last) instead of adding them up.
+    `gradients-not-summed` when, on every graph the student gets wrong, x̄ equals
+    exactly one user's contribution (and not the sum): the adjoint kept one
+    contribution (the first or the last) instead of adding them up. A node whose
+    fan-out is one step from x (x → h, h used twice) shows it as well.
     """
     path = str(options.get("display_path", ""))
     want = reference.value
     got = student.value if isinstance(student.value, list) and len(student.value) == len(want) else [None] * len(want)
-    problems, singles = [], []
+    problems, singles, wrong = [], [], []
     for i, (g, w) in enumerate(zip(got, want)):
         dx = g.get("dx") if isinstance(g, dict) else None
         err = first_error(dx, path)
         if err:
             problems.append(f"graph #{i + 1}: raised {err}")
             singles.append(None)
+            wrong.append(i)
             continue
         try:
             problem = compare_values(dx, w["dx"], GRADIENT_RTOL, GRADIENT_ATOL, f"graph #{i + 1}: x̄")
@@ -432,18 +434,21 @@ def fan_out(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, A
             problem = f"graph #{i + 1}: {exc}"
         if problem:
             problems.append(problem)
+            wrong.append(i)
         singles.append(single_contribution(dx, w["contributions"]) if problem else None)
     if not problems:
         return Verdict(1.0, "x̄ is the sum of the contributions of all of x's users on every graph")
     fraction = 1.0 - len(problems) / len(want)
-    if all(s is not None for s in singles):
-        w, g = want[0], got[0]
+    if wrong and all(singles[i] is not None for i in wrong):
+        i = wrong[0]
+        w, g = want[i], got[i]
+        where = ("on the lecture's f = x1 + exp(1.5 x1 + 2 x2) at (3, 0.5), x1's users contribute" if i == 0 else
+                 f"on graph #{i + 1}, the contributions through x's users are")
         return Verdict(
             fraction,
-            f"on every graph x̄ equals ONE user's contribution instead of their sum: on the lecture's "
-            f"f = x1 + exp(1.5 x1 + 2 x2) at (3, 0.5), x1's users contribute {_short(w['contributions'])}, so "
-            f"∂f/∂x1 = {_short(w['dx'])}; yours is {_short(g.get('dx'))}. Collect every contribution to a node "
-            "and add them (an AddN or a chain of adds) before passing its adjoint on",
+            f"x̄ equals ONE user's contribution instead of their sum ({len(wrong)} of {len(want)} graphs): {where} "
+            f"{_short(w['contributions'])}, so x̄ = {_short(w['dx'])}; yours is {_short(g.get('dx'))}. Collect every "
+            "contribution to a node and add them (an AddN or a chain of adds) before passing its adjoint on",
             misconception="gradients-not-summed")
     hint = "" if " raised " in problems[0] else f"; {GRADIENT_HINT}"
     return Verdict(fraction, f"{problems[0]}" + (f" ({len(problems) - 1} more wrong)" if len(problems) > 1 else "")

@@ -520,6 +520,13 @@ def fan_out_graphs() -> List[Dict[str, Any]]:
     s = 1.0 / (1.0 + np.exp(-uv))
     graphs.append({"y": yu, "x": u, "feeds": {u: uv},
                    "contributions": [2.0 * s * (1.0 - s), np.full_like(uv, 3.0), np.full_like(uv, -0.25)]})
+    # the fan-out one node further: x's only user h = 2x has two users, exp(h) and square(h); the
+    # contributions to x̄ through each of them are 2·e^h and 2·2h
+    wv = np.array([0.3, -0.4])
+    w = tf.placeholder((2,), name="w")
+    h = w * 2.0
+    yw = tf.reduce_sum(tf.exp(h) + tf.square(h))
+    graphs.append({"y": yw, "x": w, "feeds": {w: wv}, "contributions": [2.0 * np.exp(2.0 * wv), 8.0 * wv]})
     return graphs
 
 
