@@ -439,7 +439,8 @@ def fan_out(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, A
     if not problems:
         return Verdict(1.0, "x̄ is the sum of the contributions of all of x's users on every graph")
     fraction = 1.0 - len(problems) / len(want)
-    if wrong and all(singles[i] is not None for i in wrong):
+    repeats = any(isinstance(g, dict) and g.get("order_repeats") is True for g in got)
+    if wrong and all(singles[i] is not None for i in wrong) and not repeats:  # a repeating order: its own test
         i = wrong[0]
         w, g = want[i], got[i]
         where = ("on the lecture's f = x1 + exp(1.5 x1 + 2 x2) at (3, 0.5), x1's users contribute" if i == 0 else

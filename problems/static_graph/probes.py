@@ -530,6 +530,13 @@ def fan_out_graphs() -> List[Dict[str, Any]]:
     return graphs
 
 
+def order_repeats(y: Any) -> Any:
+    """Whether the student's `_topological_order([y])` lists some node twice (None if it fails): then a wrong
+    x̄ comes from the order, not from how the adjoints are added."""
+    order = capture(lambda: list(tf._topological_order([y]))[:MAX_REPORTED])
+    return None if isinstance(order, dict) else len(order) != len({id(n) for n in order})
+
+
 @probe("fan_out")
 def fan_out(_):
     """x̄ is the SUM of the contributions of all of x's users."""
@@ -543,7 +550,8 @@ def fan_out(_):
             for case in graphs:
                 value = run_gradients(case["y"], [case["x"]], case["feeds"], graph)
                 dx = value[0] if isinstance(value, list) else value
-                out.append({"dx": dx, "contributions": [as_data(c) for c in case["contributions"]]})
+                out.append({"dx": dx, "contributions": [as_data(c) for c in case["contributions"]],
+                            "order_repeats": order_repeats(case["y"])})
     return out
 
 
