@@ -83,11 +83,10 @@ def grade_problem(
     record = submission.files[spec.swap.file]
     if record.staged is None:
         return failed_problem(spec, record.error or f"{spec.swap.file} is missing")
-    findings = static_findings(spec.folder)
-    if findings:  # a malformed problem folder: said once, naming the file, never judged
-        return failed_problem(spec, "not graded: the grader failed on this problem (course staff notified)",
-                              fault="the problem folder does not pass `autograde check-problems`:\n" + "\n".join(findings))
     try:
+        findings = static_findings(spec.folder)
+        if findings:  # a malformed problem folder: said once, naming the file, never judged
+            raise GraderFault("the problem folder does not pass `autograde check-problems`:\n" + "\n".join(findings))
         run = run_child(child_config(spec, workspace / "runs" / spec.id, seed, record.staged), limits_for(spec, limits))
         hooks = problem_hooks(spec)
         local = dict(getattr(hooks, "JUDGES", {})) if hooks else {}

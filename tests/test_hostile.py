@@ -475,6 +475,16 @@ def test_unreadable_student_values_are_not_grader_faults(tmp_path):
     assert "probes.graphs.Counter.as_dict" in k.text_of(attacked), k.text_of(attacked)
 
 
+def test_a_module_planted_under_a_probe_helpers_name_is_not_imported(tmp_path):
+    """Graded code runs before the probes are imported: a module it planted as `probes.graphs` is dropped, the
+    probes import their own helpers, and a valid solution keeps full marks (no fault, no missing probe)."""
+    valid = k.source("autodiff_kahn", AD)
+    attacked = k.problem(k.grade(k.build(tmp_path / "a", {AD: k.compose(valid, AD, "probe_module_preload")}),
+                                 ["autodiff"]), "autodiff")
+    assert attacked.fault is None, attacked.fault.splitlines()[0]
+    assert attacked.score == attacked.max_score, k.text_of(attacked)
+
+
 def test_reference_solutions_of_other_problems_cannot_be_read_out(tmp_path):
     leak = (
         "def topological_sort(variable):\n"

@@ -426,7 +426,12 @@ def install_import_stand_ins(channel, student_file):
 
 def import_probes(folder):
     """The problem's probes as the module `probes`: the package `folder/probes/` (its helper modules import
-    as `probes.<name>` or relatively) or the module `folder/probes.py`."""
+    as `probes.<name>` or relatively) or the module `folder/probes.py`.
+
+    Graded code runs before this (it is imported first): whatever it put in the module table under these
+    names (`sys.modules["probes.graphs"] = fake`) is dropped, so the probes import their own helpers."""
+    for name in [n for n in sys.modules if n == "probes" or n.startswith("probes.")]:
+        del sys.modules[name]
     package = os.path.join(folder, "probes", "__init__.py")
     if os.path.isfile(package):
         spec = importlib.util.spec_from_file_location("probes", package,
