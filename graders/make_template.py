@@ -174,7 +174,8 @@ def make_template(dest: Optional[Path] = None, check: bool = False, offering: Op
     files = template_files(get_offering(offering))
     if check:
         diffs = stale_files(dest, files)
-        if readme is not None and readme_with_table(readme.read_text(encoding="utf-8")) != readme.read_text(encoding="utf-8"):
+        text = readme.read_text(encoding="utf-8") if readme is not None else None
+        if text is not None and readme_with_table(text) != text:
             diffs.append("changed: README.md (the problems and offerings tables)")
         return diffs
     write_template(dest, files)

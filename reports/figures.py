@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from functools import lru_cache
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import matplotlib
@@ -37,8 +38,11 @@ def svg(fig) -> str:
     return text[text.index("<svg") :]
 
 
+@lru_cache(maxsize=None)
 def figure_functions(problem_id: Optional[str]) -> Dict[str, Callable[[Dict[str, Any]], str]]:
-    """`FIGURES` of the problem's own `figures.py` ({kind: draw(data) -> svg}); {} for an unknown problem."""
+    """`FIGURES` of the problem's own `figures.py` ({kind: draw(data) -> svg}); {} for an unknown problem.
+
+    Looked up once per problem and process (a report draws many figures)."""
     from graders.spec import load_problems, problem_module
 
     spec = next((p for p in load_problems() if p.id == problem_id), None)

@@ -90,8 +90,14 @@ def finite(x: float) -> Optional[float]:
     return x if math.isfinite(x) else None
 
 
+#: base classes of an exception named in its record (a subclass is also its bases: judges may accept either)
+MAX_ANCESTORS = 16
+
+
 def error_record(exc: BaseException) -> Dict[str, Any]:
-    """Plain description of an exception raised by student code: type, message, student line."""
+    """Plain description of an exception raised by student code: type, message, student line, and the names
+    of its class's bases (`ancestors`, nearest first: a student's `MissingFeed(InvalidArgumentError)` is an
+    InvalidArgumentError)."""
     import os
     import traceback
 
@@ -103,7 +109,11 @@ def error_record(exc: BaseException) -> Dict[str, Any]:
         message = str(exc)[:1000]
     except BaseException:
         message = "<unprintable message>"
-    return {"__error__": {"type": type(exc).__name__, "message": message, "line": line}}
+    try:
+        ancestors = [str(c.__name__) for c in type(exc).__mro__[1:MAX_ANCESTORS + 1]]
+    except BaseException:
+        ancestors = []
+    return {"__error__": {"type": type(exc).__name__, "message": message, "line": line, "ancestors": ancestors}}
 
 
 def capture(fn: Callable[[], Any]) -> Any:

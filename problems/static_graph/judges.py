@@ -106,6 +106,12 @@ def _error(value: Any) -> Optional[Dict[str, Any]]:
     return value["__error__"] if isinstance(value, dict) and isinstance(value.get("__error__"), dict) else None
 
 
+def is_error(err: Dict[str, Any], name: str) -> bool:
+    """Whether an error record is of the class `name` or of a subclass of it (probekit records the bases)."""
+    ancestors = err.get("ancestors")
+    return err.get("type") == name or (isinstance(ancestors, list) and name in ancestors)
+
+
 def _expected_error(label: str, got: Any, want: Dict[str, Any], must_name: Optional[str], path: str) -> CaseFinding:
     """The reference raised (a needed placeholder was not fed): the student must raise the same error type."""
     err = _error(got)
@@ -113,7 +119,7 @@ def _expected_error(label: str, got: Any, want: Dict[str, Any], must_name: Optio
     if err is None:
         return CaseFinding(f"{label}: expected {want_type} (a placeholder the fetch needs was not fed), "
                            "but the run returned a value")
-    if err.get("type") != want_type:
+    if not is_error(err, want_type):  # the class or a subclass of it (the record names its bases)
         return CaseFinding(f"{label}: raised {error_text(got, path)}; expected {want_type} "
                            f"(mini_tf.{want_type}, as TF1 raises for a needed placeholder that was not fed)")
     if must_name and not re.search(rf"(?<![\w/]){re.escape(must_name)}(?![\w/])", str(err.get("message", ""))):
@@ -194,7 +200,7 @@ def judge_case(got: Any, want: Dict[str, Any], graph: Structure, path: str) -> C
         return _expected_error(label, got.get("value"), want_error, want.get("must_name"), path)
     err = _error(got.get("value"))
     if err is not None:
-        if err.get("type") == "InvalidArgumentError":
+        if is_error(err, "InvalidArgumentError"):
             return _unneeded_placeholder_error(label, got.get("value"), graph, regions, fed, path)
         return CaseFinding(f"{label}: raised {error_text(got.get('value'), path)}")
     evaluations = got.get("evaluations")
