@@ -4,24 +4,22 @@ For problem P the stack is the reference with P's solution blocks stubbed
 (so the reference solution of the graded code never exists in the child);
 the student's file is then loaded beside it and only P's symbols are swapped in.
 A broken `autodiff` therefore cannot cost `network` or `training` points.
-Stacks are built once per grader version and reused.
+Stacks are built once per grader version and runtime, and checked before every use (graders.cache).
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import os
 import py_compile
 import shutil
 import tempfile
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence
 
-from . import paths, sandbox
+from . import paths
+from .cache import cache_root, cached_dir, locked  # noqa: F401 (re-exported: the stages' cache)
 from .make_template import _walk
 from .spec import ProblemSpec, load_problems
 from .template import has_markers, strip_file
@@ -51,24 +49,6 @@ def grader_version() -> str:
             digest.update(f"{base.name}/{rel.as_posix()}\0".encode())
             digest.update((base / rel).read_bytes())
     return digest.hexdigest()[:16]
-
-
-def cache_root() -> Path:
-    """Where reference runs, mutant runs and stacks are cached (AUTOGRADE_CACHE overrides)."""
-    base = Path(os.environ.get("AUTOGRADE_CACHE", Path.home() / ".cache" / "minitorch-autograder"))
-    return base / grader_version()
-
-
-@contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """An exclusive lock so parallel graders build each cached artefact once."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _copy_stack(dest: Path, strip_for: Optional[str], problems: Sequence[ProblemSpec]) -> None:
@@ -101,26 +81,6 @@ def _write_bytecode(text: str, target: Path, display: str) -> None:
         source.write_text(text, encoding="utf-8")
         py_compile.compile(str(source), cfile=str(target), dfile=f"<reference {display}>", doraise=True,
                            invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
-
-
-def cached_dir(name: str, build: Callable[[Path], object]) -> Path:
-    """`cache_root()/name`, built once per grader version by `build(tmp_dir)`, world-readable.
-
-    Built in a temporary directory under a lock and renamed into place, so parallel
-    graders (threads or processes) build it once and never see half of it.
-    """
-    dest = cache_root() / name
-    if dest.is_dir():
-        return dest
-    with locked(cache_root() / "locks" / name.replace("/", "-")):
-        if not dest.is_dir():
-            tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir(parents=True)
-            build(tmp)
-            sandbox.make_readable(tmp)
-            tmp.rename(dest)
-    return dest
 
 
 def stack_for(problem: Optional[ProblemSpec]) -> Path:

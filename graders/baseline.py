@@ -8,25 +8,25 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import json
 import os
 import shutil
 import tempfile
+import threading
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import paths, sandbox
-from .assemble import cache_root, cached_dir, child_dir, locked, mutant_files, probes_dir, stack_for, swap_for
+from .assemble import child_dir, mutant_files, probes_dir, stack_for, swap_for
+from .cache import cache_root, cached_dir, cached_json
+from .faults import GraderFault, inject, injected
 from .intake import parse_python
 from .probe import ChildConfig, ChildLimits, ChildRun, ProbeOutcome, run_child
 from .spec import ProblemSpec, problem_module
 
+__all__ = ["GraderFault"]  # re-exported: the stages raise it from here
+
 DEFAULT_SEED = 2026
-
-
-class GraderFault(RuntimeError):
-    """The reference itself failed a probe: the grader, not the student, is wrong."""
 
 
 def limits_for(problem: ProblemSpec, tighter: Optional[Dict[str, float]] = None) -> ChildLimits:
@@ -58,10 +58,21 @@ def inputs_dir(problem: ProblemSpec) -> Optional[Path]:
     return cached_dir(f"inputs/{problem.id}", hooks.prepare_inputs)
 
 
-def child_config(problem: ProblemSpec, workdir: Path, seed: int, student_file: Optional[Path]) -> ChildConfig:
+#: fault kinds the child itself makes (graders.faults, tests only)
+CHILD_FAULTS = ("stack-import", "probes-import")
+
+
+def child_faults(problem: ProblemSpec) -> List[str]:
+    """The child-side faults to inject into a student's run of `problem` now (tests only; usually none)."""
+    return [kind for kind in CHILD_FAULTS if injected(kind, problem.id)]
+
+
+def child_config(problem: ProblemSpec, workdir: Path, seed: int, student_file: Optional[Path],
+                 inject_faults: Sequence[str] = ()) -> ChildConfig:
     """The harness configuration for a submission (or, with no file, the reference)."""
     swap = swap_for(problem, student_file).as_config() if student_file is not None else None
     return ChildConfig(
+        inject=list(inject_faults),
         workdir=workdir,
         stack=stack_for(problem if student_file is not None else None),
         probes_dir=probes_dir(problem),
@@ -78,8 +89,17 @@ def run_to_json(run: ChildRun) -> Dict[str, Any]:
 
 
 def run_from_json(data: Dict[str, Any]) -> ChildRun:
+    data = dict(data)
     outcomes = {k: ProbeOutcome(**v) for k, v in data.pop("outcomes").items()}
     return ChildRun(outcomes=outcomes, **data)
+
+
+def _readable_run(data: Any) -> bool:
+    try:
+        run_from_json(data)
+    except (TypeError, ValueError, AttributeError, KeyError):
+        return False
+    return True
 
 
 def _probes_digest(problem: ProblemSpec) -> str:
@@ -88,33 +108,49 @@ def _probes_digest(problem: ProblemSpec) -> str:
     return hashlib.sha256(probes.encode()).hexdigest()[:10]
 
 
+def _fresh_run(problem: ProblemSpec, label: str, seed: int, student_file: Optional[Path],
+               limits: Optional[ChildLimits] = None, inject_faults: Sequence[str] = ()) -> ChildRun:
+    """The problem's probes run now, in a private work folder of the cache."""
+    workdir = cache_root() / "work" / problem.id / f"{label}-{os.getpid()}-{threading.get_ident()}"
+    shutil.rmtree(workdir, ignore_errors=True)
+    try:
+        config = child_config(problem, workdir, seed, student_file, inject_faults)
+        return run_child(config, limits or limits_for(problem))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 def _cached_run(problem: ProblemSpec, label: str, seed: int, student_file: Optional[Path]) -> ChildRun:
+    """A trusted run, computed once per grader version, runtime and seed (a sealed document, graders.cache)."""
     label = f"{label}-{_probes_digest(problem)}"
-    path = cache_root() / "runs" / problem.id / f"{label}-{seed}.json"
-    if path.is_file():
-        return run_from_json(json.loads(path.read_text()))
-    with locked(cache_root() / "locks" / f"run-{problem.id}-{label}-{seed}"):
-        if path.is_file():
-            return run_from_json(json.loads(path.read_text()))
-        workdir = cache_root() / "work" / problem.id / f"{label}-{os.getpid()}"
-        shutil.rmtree(workdir, ignore_errors=True)
-        run = run_child(child_config(problem, workdir, seed, student_file), limits_for(problem))
-        shutil.rmtree(workdir, ignore_errors=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(run_to_json(run)))
-        tmp.replace(path)
-    return run
+    build = lambda: run_to_json(_fresh_run(problem, label, seed, student_file))
+    return run_from_json(cached_json(f"runs/{problem.id}/{label}-{seed}.json", build, _readable_run))
+
+
+def reference_problem(run: ChildRun) -> Optional[str]:
+    """None if a run of the reference is what the grader needs (every probe succeeded, no fault), else why not."""
+    failed = [o for o in run.outcomes.values() if not o.ok]
+    if failed or run.fault or run.load_error or run.machine:
+        return "; ".join(f"{o.probe}: {o.describe()}" for o in failed[:3]) or run.fault or str(run.load_error) \
+            or "; ".join(run.machine)
+    return None
 
 
 def reference_run(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> ChildRun:
     """The probes on the full reference; every probe must succeed."""
+    inject("reference", problem.id)
     run = _cached_run(problem, "reference", seed, None)
-    failed = [o for o in run.outcomes.values() if not o.ok]
-    if failed or run.fault:
-        details = "; ".join(f"{o.probe}: {o.describe()}" for o in failed[:3]) or run.fault
+    details = reference_problem(run)
+    if details:
         raise GraderFault(f"reference run of problem '{problem.id}' failed: {details}")
     return run
+
+
+def control_run(problem: ProblemSpec, seed: int, limits: ChildLimits, inject_faults: Sequence[str] = ()) -> ChildRun:
+    """The reference solution's file graded exactly as a student's is, now, with the same limits (never cached):
+    when a student's run fails in a way the grader might have caused, this run says whether the grader works at
+    this moment."""
+    return _fresh_run(problem, "control", seed, paths.REFERENCE / problem.swap.file, limits, inject_faults)
 
 
 def misconception_of(path: Path) -> str:

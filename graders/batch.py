@@ -21,7 +21,6 @@ import multiprocessing
 import os
 import signal
 import sys
-import threading
 import time
 import traceback
 from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
@@ -51,8 +50,6 @@ INDEX_LINK = "../index.html"
 DASK_CONNECT_TIMEOUT = "15s"
 FAULT_MESSAGE = "not graded: the grader failed on this submission (course staff notified)"
 
-#: matplotlib's pyplot is not thread-safe: one report is drawn at a time per process.
-_RENDER_LOCK = threading.Lock()
 
 
 class BatchUsageError(Exception):
@@ -294,8 +291,7 @@ def write_report(result: GradeResult, student_dir: Path) -> None:
     """report.html, linking back to the class report, written atomically."""
     from reports.render import render_submission
 
-    with _RENDER_LOCK:
-        html = render_submission(result, links={"index": INDEX_LINK})
+    html = render_submission(result, links={"index": INDEX_LINK})  # figures drawn one at a time (reports.figures)
     write_atomic(student_dir / "report.html", html)
 
 

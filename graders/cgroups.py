@@ -103,6 +103,18 @@ class ProcessGroup:
         except (OSError, ValueError):
             return None
 
+    def oom_kills(self) -> int:
+        """Processes of the tree the kernel killed for going over the group's memory limit (v2 memory.events,
+        v1 memory.oom_control; 0 where the kernel does not say)."""
+        name = "memory.events" if self.v2 else "memory.oom_control"
+        try:
+            for line in (self.dirs[0] / name).read_text().splitlines():
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+        except (OSError, ValueError):
+            pass
+        return 0
+
     def cpu_seconds(self) -> Optional[float]:
         """CPU time charged to every task that was ever in the group, however it ended (v2 cpu.stat
         usage_usec; v1 cpuacct.usage, when the cpuacct hierarchy is there); None where unavailable."""
@@ -195,3 +207,16 @@ def _unavailable(why: str) -> None:
         print(f"autograde: no control group per sandbox ({why}): memory and process limits are per process only",
               file=sys.stderr)
     return None
+
+
+def host_oom_kills() -> int:
+    """Processes the kernel's out-of-memory killer has killed on this machine since it booted (/proc/vmstat
+    oom_kill: a group's own OOM kills included); 0 where the kernel does not say."""
+    try:
+        with open("/proc/vmstat") as handle:
+            for line in handle:
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0

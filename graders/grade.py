@@ -11,18 +11,23 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from . import __version__, sandbox
 from .assemble import grader_version
+from .cache import forget_verified
+from .faults import ATTEMPTS, GraderFault, inject
 from .problemcheck import static_findings
-from .baseline import DEFAULT_SEED, GraderFault, child_config, limits_for, mutant_runs, problem_hooks, reference_run
+from .baseline import (DEFAULT_SEED, child_config, child_faults, control_run, limits_for, mutant_runs, problem_hooks,
+                       reference_problem, reference_run)
 from .integrity import screen_submission
-from .intake import Submission, open_submission
-from .probe import run_child
-from .score import ProblemResult, failed_problem, score_problem
+from .intake import Submission, StudentFile, open_submission
+from .probe import ChildRun, run_child
+from .safetext import one_line
+from .score import FAULT_MESSAGE, ProblemResult, failed_problem, score_problem
 from .offering import get_offering, offering_problems
-from .spec import ProblemSpec
+from .judge import get_judge, judge_outcome
+from .spec import ProblemSpec, TestSpec
 
 
 @dataclass
@@ -60,6 +65,11 @@ class GradeResult:
         return [f"{p.id}: {p.fault}" for p in self.problems if p.fault]
 
     @property
+    def pending(self) -> float:
+        """Points of the problems the grader failed on: not graded yet (course staff regrade them)."""
+        return round(sum(p.max_score for p in self.problems if p.fault), 6)
+
+    @property
     def misconceptions(self) -> List[str]:
         return list(dict.fromkeys(m for p in self.problems for m in p.misconceptions))
 
@@ -74,31 +84,175 @@ class GradeOptions:
     seed: int = DEFAULT_SEED
     #: tighter child limits (e.g. {"probe_seconds": 3, "wall_seconds": 20}); never looser than the problem's
     limits: Optional[Dict[str, float]] = None
+    #: draw the reports' figures while grading (Gradescope writes no report: it skips them)
+    figures: bool = True
 
 
 def grade_problem(
-    spec: ProblemSpec, submission: Submission, workspace: Path, seed: int, limits: Optional[Dict[str, float]] = None
+    spec: ProblemSpec, submission: Submission, workspace: Path, seed: int, limits: Optional[Dict[str, float]] = None,
+    figures: bool = True,
 ) -> ProblemResult:
-    """One problem: its own child, judged against the cached reference and mutants."""
+    """One problem: its own child, judged against the cached reference and mutants.
+
+    Whatever fails on the grader's side (graders.faults: the cache, the interpreter, the sandbox, the reference,
+    a judge or a figure, the grader's memory) is retried once, every cached artefact checked in full again;
+    if it fails again the problem is a grader fault: not graded, never points lost, regraded by staff.
+    """
     record = submission.files[spec.swap.file]
     if record.staged is None:
         return failed_problem(spec, record.error or f"{spec.swap.file} is missing")
-    try:
-        findings = static_findings(spec.folder)
-        if findings:  # a malformed problem folder: said once, naming the file, never judged
-            raise GraderFault("the problem folder does not pass `autograde check-problems`:\n" + "\n".join(findings))
-        run = run_child(child_config(spec, workspace / "runs" / spec.id, seed, record.staged), limits_for(spec, limits))
-        hooks = problem_hooks(spec)
-        local = dict(getattr(hooks, "JUDGES", {})) if hooks else {}
-        result = score_problem(spec, run, reference_run(spec, seed), mutant_runs(spec, seed), local)
-    except GraderFault as exc:
-        return failed_problem(spec, "not graded: the grader failed on this problem (course staff notified)", fault=str(exc))
-    except Exception as exc:  # a grader bug must not lose the other problems
-        fault = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
-        return failed_problem(spec, "not graded: the grader failed on this problem (course staff notified)", fault=fault)
+    faults: List[str] = []
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            forget_verified()
+        try:
+            result = _grade_once(spec, record, workspace / "runs" / spec.id / str(attempt), seed, limits,
+                                 last=attempt == ATTEMPTS - 1, figures=figures)
+        except Exception as exc:  # GraderFault, SystemError, MemoryError, a grader bug: never the student's
+            faults.append(_describe_fault(exc))
+            continue
+        if faults:
+            result.notes.append(f"graded on attempt {attempt + 1}; attempt 1 failed in a way the grader may have caused "
+                                f"({one_line(faults[0])[:300]})")
+        return result
+    return failed_problem(spec, FAULT_MESSAGE, fault="\n".join(f"attempt {i + 1}: {f}" for i, f in enumerate(faults)))
+
+
+def _describe_fault(exc: BaseException) -> str:
+    if isinstance(exc, GraderFault):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
+
+
+def _grade_once(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int,
+                limits: Optional[Dict[str, float]], last: bool, figures: bool) -> ProblemResult:
+    """Assemble, probe, judge, score and draw one problem once; raises on a grader fault."""
+    findings = static_findings(spec.folder)
+    if findings:  # a malformed problem folder: said once, naming the file, never judged
+        raise GraderFault("the problem folder does not pass `autograde check-problems`:\n" + "\n".join(findings))
+    inject("system-error", spec.id)
+    reference, mutants = reference_run(spec, seed), mutant_runs(spec, seed)  # the grader works before it judges
+    run = run_child(child_config(spec, workdir, seed, record.staged, child_faults(spec)), limits_for(spec, limits))
+    note = _attribute_failures(spec, run, seed, limits, last)
+    inject("memory", spec.id)
+    hooks = problem_hooks(spec)
+    local = dict(getattr(hooks, "JUDGES", {})) if hooks else {}
+    result = score_problem(spec, run, reference, mutants, local)
+    if note:
+        result.notes.append(note)
+    if figures:
+        draw_figures(spec, result, reference, local)
     if record.found_at:
         result.notes.insert(0, f"graded {record.found_at} as {spec.swap.file}")
     return result
+
+
+#: exceptions that say the interpreter or the machine failed, not the code it ran (when graded code raises
+#: them itself, the control run tells)
+MACHINE_ERRORS = ("SystemError",)
+
+
+def suspected_failures(run: ChildRun) -> List[str]:
+    """What in a student's run the grader or the machine may have caused, though graded code had control: a
+    harness fault after the student's code ran, an interpreter SystemError in a probe (raised by it, or recorded
+    in its data by `probekit.capture`)."""
+    found = [run.fault] if run.fault else []
+    for o in run.outcomes.values():
+        if o.status == "error" and o.error_type in MACHINE_ERRORS:
+            found.append(f"probe {o.probe}: {o.describe()}")
+        elif o.ok and _recorded_error(o.value, MACHINE_ERRORS):
+            found.append(f"probe {o.probe}: {_recorded_error(o.value, MACHINE_ERRORS)} in its data")
+    return found
+
+
+def _recorded_error(value: Any, types: Sequence[str]) -> Optional[str]:
+    """The type of the first error record (`{"__error__": {"type": ...}}`) of one of `types` in a probe's data."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            record = item.get("__error__")
+            if isinstance(record, dict) and record.get("type") in types:
+                return str(record["type"])
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _attribute_failures(spec: ProblemSpec, run: ChildRun, seed: int, limits: Optional[Dict[str, float]],
+                        last: bool) -> Optional[str]:
+    """Raise GraderFault when the student's run failed on the grader's side; return a note when a failure
+    that could have been the grader's is the student's after all.
+
+    The grader's for sure: the child ended, or its harness failed, before graded code ran; the host's
+    out-of-memory killer took it. Suspected (`suspected_failures`): retried first; if it happens again, the
+    reference solution's file is graded the same way now (`control_run`): if that fails too, the grader is
+    broken (a fault); if it succeeds, the failure is the student's code's.
+    """
+    if run.machine:
+        raise GraderFault("; ".join(run.machine))
+    if run.fault and run.fault_before_student:
+        raise GraderFault(f"before the student's code ran: {run.fault}")
+    suspects = suspected_failures(run)
+    if not suspects:
+        return None
+    if not last:
+        raise GraderFault(f"the student's run failed in a way the grader may have caused: {'; '.join(suspects)}")
+    control = control_run(spec, seed, limits_for(spec, limits), child_faults(spec))
+    broken = reference_problem(control)
+    if broken:
+        raise GraderFault(f"{'; '.join(suspects)}; the reference solution graded the same way fails too: {broken}")
+    return ("the grading process failed while your code had control, twice, and the reference solution graded the "
+            f"same way works: the failure is your code's ({one_line('; '.join(suspects))[:300]})")
+
+
+def draw_figures(spec: ProblemSpec, result: ProblemResult, reference: ChildRun, local: Dict[str, Any]) -> None:
+    """Each test's figure drawn now and kept on the test (the report never draws it again).
+
+    A figure illustrates; no grade depends on it. One that cannot be drawn from the student's data (twice) is
+    left out with a note. One that cannot be drawn from the reference's own data either (the reference judged
+    against itself) is a grader fault of the problem, retried like the rest.
+    """
+    tests = {t.id: t for t in spec.tests}
+    for test in result.tests:
+        if not isinstance(test.figure, dict):
+            continue
+        try:
+            test.svg = _draw(spec.id, test.figure)
+        except Exception:
+            pass
+        else:
+            continue
+        try:  # once more: a failure of the moment is not the student's data
+            test.svg = _draw(spec.id, test.figure)
+        except Exception as exc:
+            broken = _reference_figure_fails(spec, tests[test.id], reference, local)
+            if broken:
+                raise GraderFault(f"the figure of test '{test.id}' cannot be drawn, not even from the reference's "
+                                  f"data: {broken}") from None
+            test.svg = None
+            result.notes.append(f"the figure of '{test.name}' could not be drawn from this submission's data "
+                                f"({type(exc).__name__})")
+
+
+def _draw(problem: str, figure: Dict[str, Any]) -> Optional[str]:
+    from reports.figures import figure_svg
+
+    inject("figure", problem)
+    return figure_svg(str(figure.get("kind")), figure, problem)
+
+
+def _reference_figure_fails(spec: ProblemSpec, test: TestSpec, reference: ChildRun, local: Dict[str, Any]) -> Optional[str]:
+    """Why the figure of `test` cannot be drawn from the reference judged against itself, or None if it can."""
+    outcome = reference.outcomes[test.probe]
+    try:
+        figure = judge_outcome(get_judge(test.judge, local), outcome, outcome, test.options, spec.swap.file).figure
+        if isinstance(figure, dict):
+            _draw(spec.id, figure)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 #: where graders stage submissions and child outputs: one folder per user (a TA grading after root on the
@@ -159,7 +313,8 @@ def grade_submission(source: Path, options: GradeOptions = GradeOptions(), name:
     with workspace_dir() as workspace:
         submission = open_submission(source, workspace, [s.swap.file for s in specs], name=name)
         with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-            problems = list(pool.map(lambda s: grade_problem(s, submission, workspace, options.seed, options.limits), specs))
+            problems = list(pool.map(lambda s: grade_problem(s, submission, workspace, options.seed, options.limits,
+                                                             options.figures), specs))
         review = _screen(submission, specs)
     return GradeResult(
         submission=submission.name,

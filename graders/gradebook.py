@@ -183,7 +183,12 @@ def _known(cls: Type[T], data: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def result_to_json(result: GradeResult) -> str:
-    return json.dumps(dataclasses.asdict(result))
+    """The result as JSON, without the drawn figures (the reports keep those; `figure` data is kept)."""
+    doc = dataclasses.asdict(result)
+    for problem in doc["problems"]:
+        for test in problem["tests"]:
+            test.pop("svg", None)
+    return json.dumps(doc)
 
 
 def result_from_json(text: str) -> GradeResult:

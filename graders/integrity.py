@@ -21,10 +21,11 @@ syntax tree (say, through a string decoded and executed) needs `exec`/`eval`,
 from __future__ import annotations
 
 import ast
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, List, Optional
+
+from .intake import parse_python
 
 #: why each group of constructs is listed (shown to the student and to TAs)
 PROCESS = "reaches into the grader's process (objects, frames or modules it did not create)"
@@ -121,17 +122,11 @@ class Finding:
         return f"{self.file}:{self.line}: {self.construct} ({self.reason})"
 
 
-#: one parse at a time: CPython 3.11's parser keeps its recursion-depth check per interpreter, so two threads
-#: parsing at once (problems graded in parallel) can fail with "AST constructor recursion depth mismatch"
-_PARSING = threading.Lock()
-
-
 def screen_file(path: Path, shown_as: str) -> List[Finding]:
     """The findings of one staged file (nothing when it cannot be read or parsed: intake reports that)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
-        with _PARSING:
-            tree = ast.parse(text, filename=shown_as)
+        tree = parse_python(text, filename=shown_as)  # one parse at a time in the whole grader (intake)
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError, SystemError):
         return []
     return screen_tree(tree, shown_as)

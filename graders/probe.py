@@ -88,6 +88,16 @@ class ChildRun:
     fault: Optional[str] = None
     #: forbidden libraries the student's code tried to import
     policy: List[str] = field(default_factory=list)
+    #: the harness fault (`fault`) happened before any graded code ran: the grader's for sure
+    fault_before_student: bool = False
+    #: failures of the machine or the grader seen in this run, whoever's code was running: a child that ended
+    #: before graded code ran, a child the host's out-of-memory killer took (graders.faults)
+    machine: List[str] = field(default_factory=list)
+    #: most memory the child's whole process tree used at once, over every attempt, in MiB, as its control
+    #: group counted it (None without a control group)
+    peak_mib: Optional[float] = None
+    #: processes of the tree the kernel killed for going over the problem's memory limit (control group only)
+    oom_kills: int = 0
 
 
 @dataclass(frozen=True)
@@ -122,6 +132,8 @@ class ChildConfig:
     swap: Optional[Dict[str, Any]] = None
     #: the child-side code (harness, probekit, compat); a world-readable copy in the cache when sandboxed
     child_dir: Path = CHILD_DIR
+    #: child-side fault kinds to inject (tests only: graders.faults)
+    inject: Sequence[str] = ()
 
 
 #: processes the unprivileged sandbox's user namespace holds besides the child's own (bubblewrap's init)
@@ -185,6 +197,16 @@ class _Attempt:
         self.seccomp_fd: Optional[int] = None
         #: the sandbox level this attempt runs at (sandbox.Capabilities.level)
         self.level = "weak"
+        #: the child said it is about to execute graded code (from then on, anything it sends may be forged)
+        self.student_started = False
+        #: the parent stopped the child at a time limit (the problem's wall clock or the probe's)
+        self.timed_out = False
+        #: the child was SIGKILLed while the host's out-of-memory killer killed more than its group's limit did
+        self.host_killed = False
+        #: the most memory the tree used (its control group's peak), in bytes, and the processes the kernel
+        #: killed for going over the group's limit
+        self.peak_bytes: Optional[int] = None
+        self.oom_kills = 0
 
     def run(self) -> None:
         workdir = self.config.workdir
@@ -203,6 +225,7 @@ class _Attempt:
                 self.group = cgroups.create(self.limits.memory_mib, self.limits.processes)
                 if self.group is not None:
                     cleanup.callback(self.group.remove)
+                    cleanup.callback(self._read_accounting)  # before the group is removed (callbacks run last first)
             program = sandbox.seccomp_program()
             if program is not None:
                 read_end, write_end = os.pipe()
@@ -212,10 +235,15 @@ class _Attempt:
                 cleanup.callback(os.close, read_end)
             self._launch(workdir, uid)
 
+    def _read_accounting(self) -> None:
+        if self.group is not None:
+            self.peak_bytes, self.oom_kills = self.group.peak_bytes(), self.group.oom_kills()
+
     def _command_and_payload(self, workdir: Path, uid: Optional[int], write_fd: int):
         """The command line, the harness configuration and the environment (weak, unprivileged or strong)."""
         config = self.config
-        payload: Dict[str, Any] = {"fd": write_fd, "nonce": self.nonce, "probes": self.probes, "seed": config.seed}
+        payload: Dict[str, Any] = {"fd": write_fd, "nonce": self.nonce, "probes": self.probes, "seed": config.seed,
+                                   "inject": list(config.inject)}
         if self.level == "weak":
             payload.update(
                 paths=[str(config.stack), str(config.child_dir), str(config.child_dir / "compat")],
@@ -278,6 +306,7 @@ class _Attempt:
             stderr.close()
         self.proc = proc
         self.stderr_path = workdir / f"stderr.{self.attempt}.txt"
+        oom_before = cgroups.host_oom_kills()
         try:
             try:
                 proc.stdin.write(json.dumps(payload).encode())
@@ -285,6 +314,8 @@ class _Attempt:
             except BrokenPipeError:
                 pass
             self._stream(proc, read_fd)
+            self.host_killed = _killed_by(proc, signal.SIGKILL) and \
+                cgroups.host_oom_kills() - oom_before > (self.group.oom_kills() if self.group else 0)
         finally:
             os.close(read_fd)
             os.close(self.ack_fd)
@@ -307,6 +338,7 @@ class _Attempt:
                 which = f"probe '{self.current}'" if self.current else "the grading process"
                 seconds = self.limits.probe_seconds if self.current and limit < deadline else self.limits.wall_seconds
                 self.reason = f"{which} timed out after {seconds:.0f} s (infinite loop or sleep?)"
+                self.timed_out = True
                 return
             ready, _, _ = select.select([read_fd], [], [], min(0.5, limit - now))
             if not ready:
@@ -368,7 +400,11 @@ class _Attempt:
             self._tamper("a line without the run's nonce on the result channel")
             return
         kind = event.get("event")
-        if kind == "loaded":
+        if kind == "student":
+            if self.student_started or self.loaded is not None:
+                self._tamper("a second 'student' event")
+            self.student_started = True
+        elif kind == "loaded":
             missing, error = event.get("missing"), event.get("error")
             if not isinstance(missing, list) or not all(isinstance(m, str) for m in missing) or not (
                 error is None or isinstance(error, dict)
@@ -571,6 +607,12 @@ def _exit_reason(code: Optional[int]) -> str:
     return f"the grading process exited early with code {code} (sys.exit / os._exit in your code?)"
 
 
+def _killed_by(proc: subprocess.Popen, which: signal.Signals) -> bool:
+    """Whether the child has ended, killed by signal `which` (bubblewrap reports it as 128 + N)."""
+    code = proc.poll()
+    return code is not None and code in (-int(which), 128 + int(which))
+
+
 def _kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -602,10 +644,16 @@ def run_child(config: ChildConfig, limits: ChildLimits) -> ChildRun:
             notes.append(f"ignored: {note}")
         outcomes.update(current.results)
         run.policy.extend(m for m in current.policy if m not in run.policy)
+        if current.peak_bytes is not None:
+            run.peak_mib = max(run.peak_mib or 0.0, current.peak_bytes / (1024 * 1024))
+        run.oom_kills += current.oom_kills
+        if current.host_killed:
+            run.machine.append("the host's out-of-memory killer took the grading process (not its own memory limit)")
         if run.load_error is not None:
             break
         if current.fault is not None:
             run.fault = current.fault
+            run.fault_before_student = not current.student_started
             notes.append(current.fault)
             for probe in remaining:
                 outcomes.setdefault(probe, ProbeOutcome(probe, "missing", error_message=current.fault))
@@ -615,6 +663,10 @@ def run_child(config: ChildConfig, limits: ChildLimits) -> ChildRun:
         if current.loaded is None:
             # died before the student's module was even imported and swapped
             reason = current.reason or "the grading process ended while importing your file"
+            if not current.student_started and not current.timed_out and config.swap is not None:
+                # it ended before any graded code ran, and not at a time limit the student's code used up
+                reason = f"the grading process ended before the student's code ran: {reason}"
+                run.machine.append(reason)
             notes.append(reason)
             for probe in remaining:
                 outcomes.setdefault(probe, ProbeOutcome(probe, "missing", error_message=reason))

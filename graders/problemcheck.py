@@ -27,6 +27,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from . import paths, toml
 from .assemble import probes_source
+from .intake import parse_python
 from .offering import grading_offering
 from .spec import LIMIT_KEYS, SWAP_KEYS, TOP_KEYS, ProblemSpec, SpecError, load_problem, symbol_names
 
@@ -102,12 +103,12 @@ def _judge_table(problem: ProblemSpec) -> Dict[str, tuple]:
 
     table: Dict[str, tuple] = {}
     source = Path(builtin.__file__)
-    tree = ast.parse(source.read_text(encoding="utf-8"))
+    tree = parse_python(source.read_text(encoding="utf-8"), str(source))
     for name, fn in builtin.BUILTIN.items():
         table[name] = (source, tree, fn.__name__)
     local = problem.folder / "judges.py"
     if local.is_file():
-        tree = ast.parse(local.read_text(encoding="utf-8"))
+        tree = parse_python(local.read_text(encoding="utf-8"), str(local))
         for node in tree.body:
             if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "JUDGES" for t in node.targets) \
                     and isinstance(node.value, ast.Dict):
@@ -165,7 +166,7 @@ def _misconception_findings(problem: ProblemSpec, catalogue: Set[str], catalogue
     mutants = sorted((problem.folder / "mutants").glob("*.py"))
     judges = [problem.folder / "judges.py"] if (problem.folder / "judges.py").is_file() else []
     for path in judges + mutants:
-        ids = list(_misconception_literals(ast.parse(path.read_text(encoding="utf-8"))))
+        ids = list(_misconception_literals(parse_python(path.read_text(encoding="utf-8"), str(path))))
         if path in mutants and not ids:
             found.append(Finding(path, "a mutant must set MISCONCEPTION = '<id>'"))
         found += [Finding(path, f"misconception '{mid}' is not in {catalogue_path} nor in the problem's own "
@@ -176,7 +177,7 @@ def _misconception_findings(problem: ProblemSpec, catalogue: Set[str], catalogue
 def defined_symbols(module_file: Path) -> Set[str]:
     """Top-level functions and classes of a module, and `Class.method` for their methods."""
     names: Set[str] = set()
-    for node in ast.parse(module_file.read_text(encoding="utf-8")).body:
+    for node in parse_python(module_file.read_text(encoding="utf-8"), str(module_file)).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         if isinstance(node, ast.ClassDef):

@@ -45,10 +45,12 @@ def misconception_md(mid: str) -> str:
     return "\n\n".join(parts)
 
 
-def md_test_output(test) -> str:
+def md_test_output(test, fault: bool = False) -> str:
     """A test's Gradescope output (markdown): passed or failed; the grader's message verbatim in a code
     block (it may quote the submission: never read as markup); for a failed test, the misconception it
-    shows with its title and explanation."""
+    shows with its title and explanation. A test of a problem the grader failed on says so instead."""
+    if fault:
+        return "**Not graded yet: the grader failed on this problem** (not your code). " + md_literal(test.message)
     parts = ["**Passed**" if test.passed else "**Failed**"]
     if test.message:
         parts.append(md_literal(test.message))
@@ -70,21 +72,32 @@ def student_summary_md(result: GradeResult, visibilities: Visibilities) -> str:
     Never a test's message: a test shown later (visibility other than `visible`) may state the values
     it expected, and this output is shown at once. Those tests are counted per problem instead.
     """
-    lines = [f"### Score: {result.score:g} / {result.max_score:g}", "",
-             "| Problem | Score | Tests not shown yet |", "|---|---:|---:|"]
+    pending = [p for p in result.problems if p.fault]
+    heading = f"### Score: {result.score:g} / {result.max_score:g}"
+    if pending and result.pending >= result.max_score:
+        heading = f"### Score: not graded yet (the grader failed; {result.pending:g} points to regrade)"
+    elif pending:
+        heading = (f"### Score so far: {result.score:g} / {result.max_score - result.pending:g} graded "
+                   f"({result.pending:g} points not graded yet)")
+    lines = [heading, "", "| Problem | Score | Tests not shown yet |", "|---|---:|---:|"]
     withheld = 0
     for p in result.problems:
         later = sum(visibilities.of(p.id, t.id, t.kind) != "visible" for t in p.tests)
         withheld += later
-        lines.append(f"| {_cell(p.id)}: {_cell(p.title)} | {p.score:g} / {p.max_score:g} | {later} |")
+        score = f"not graded yet (out of {p.max_score:g})" if p.fault else f"{p.score:g} / {p.max_score:g}"
+        lines.append(f"| {_cell(p.id)}: {_cell(p.title)} | {score} | {later} |")
     parts = ["\n".join(lines)]
+    if pending:
+        names = ", ".join(f"`{p.id}`" for p in pending)
+        parts.append(f"**The grader failed on {names}: this is not your code's fault and not your grade.** Course "
+                     "staff have been told and will regrade it; your score will change then.")
     if withheld:
         parts.append("The tests not shown yet are shown after the due date (or once grades are published); "
                      "their points are already in the scores above.")
     if result.misconceptions:
         parts.append("### Misconceptions found in your code")
         parts.extend(misconception_md(m) for m in result.misconceptions)
-    errors = list(result.errors) + [f"{p.id}: {e}" for p in result.problems for e in p.errors]
+    errors = list(result.errors) + [f"{p.id}: {e}" for p in result.problems if not p.fault for e in p.errors]
     for heading, texts in (("Could not grade everything", errors), ("Notes", result.warnings),
                            ("For review by course staff", result.review)):
         if texts:
@@ -94,8 +107,12 @@ def student_summary_md(result: GradeResult, visibilities: Visibilities) -> str:
 
 def summary_text(result: GradeResult) -> str:
     """The short plain-text summary (the CLI's printout, Gradescope's stdout for staff); printable text only."""
-    lines = [f"{one_line(result.submission)}: {result.score:g} / {result.max_score:g}"]
+    pending = f" ({result.pending:g} points not graded: grader fault, regrade)" if result.pending else ""
+    lines = [f"{one_line(result.submission)}: {result.score:g} / {result.max_score:g}{pending}"]
     for p in result.problems:
+        if p.fault:
+            lines.append(f"  {p.id:<10} not graded: GRADER FAULT ({one_line(p.fault.splitlines()[0])[:200]})")
+            continue
         error = f"  ({one_line(p.errors[0])})" if p.errors else ""
         lines.append(f"  {p.id:<10} {p.score:g} / {p.max_score:g}{error}")
     if result.misconceptions:
@@ -126,9 +143,9 @@ def results_json(result: GradeResult, visibilities: Optional[Visibilities] = Non
                     "score": t.score,
                     "max_score": t.max_score,
                     "status": "passed" if t.passed else "failed",
-                    "name": f"[{problem.id}] {t.name}",
+                    "name": f"[{problem.id}] {'[not graded: grader fault] ' if problem.fault else ''}{t.name}",
                     "number": f"{order}.{index}",
-                    "output": md_test_output(t),
+                    "output": md_test_output(t, fault=bool(problem.fault)),
                     "output_format": OUTPUT_FORMAT,
                     "tags": [problem.id, t.kind],
                     "visibility": visibilities.of(problem.id, t.id, t.kind),
@@ -158,6 +175,7 @@ def results_json(result: GradeResult, visibilities: Optional[Visibilities] = Non
             "sandbox": result.sandbox,
             "offering": result.offering,
             "review": list(result.review),
+            "faults": [{"problem": p.id, "reason": p.fault} for p in result.problems if p.fault],
         },
         "tests": tests,
     })

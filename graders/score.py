@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import paths
+from .faults import GraderFault, inject
 from .judge import Verdict, get_judge, judge_outcome, same_outcome, telling_outcome
 from .probe import ChildRun, ProbeOutcome
 from .spec import ProblemSpec, TestSpec
@@ -37,6 +38,8 @@ class TestResult:
     seconds: float = 0.0
     #: data for a figure in the report
     figure: Optional[Dict[str, Any]] = None
+    #: the figure drawn (inline SVG) when the problem was graded; not kept in the gradebook (redrawn from `figure`)
+    svg: Optional[str] = None
 
     @property
     def passed(self) -> bool:
@@ -59,6 +62,10 @@ class ProblemResult:
     #: a grader fault happened (the reference failed, or the grader crashed)
     fault: Optional[str] = None
     seconds: float = 0.0
+    #: most memory the sandboxed child's whole process tree used at once (MiB, its control group's own count;
+    #: None without one), and its processes the kernel killed for going over the problem's memory limit
+    peak_mib: Optional[float] = None
+    oom_kills: int = 0
 
     @property
     def score(self) -> float:
@@ -108,6 +115,11 @@ def policy_message(path: str, modules: Sequence[str]) -> str:
     )
 
 
+#: what a student reads for a problem the grader failed on (graders.faults): not their grade
+FAULT_MESSAGE = ("not graded: the grader failed on this problem, not your code; course staff have been told and "
+                 "will regrade it (these points are not part of your score yet)")
+
+
 def failed_problem(spec: ProblemSpec, message: str, fault: Optional[str] = None) -> ProblemResult:
     """Every test at 0 with the same message (missing or unusable file, or a fault)."""
     tests = [
@@ -148,7 +160,7 @@ def _evidence(
             if mutant is None:
                 continue
             ref = reference.outcomes[test.probe]
-            if _judge_safely(test, judges[test.id], mutant, ref, spec.swap.file).passed:
+            if _judge_safely(test, judges[test.id], mutant, ref, spec.swap.file, spec.id).passed:
                 continue
             if not telling_outcome(judges[test.id], mutant, ref, test.options):
                 continue  # a crash, or no numbers of its own: nothing a submission could reproduce as evidence
@@ -167,11 +179,16 @@ def _reproduces(fn: Any, student: ProbeOutcome, mutant: ProbeOutcome, options: D
         return False
 
 
-def _judge_safely(test: TestSpec, fn: Any, student: ProbeOutcome, reference: ProbeOutcome, path: str) -> Verdict:
+def _judge_safely(test: TestSpec, fn: Any, student: ProbeOutcome, reference: ProbeOutcome, path: str,
+                  problem: str = "") -> Verdict:
     """Judge; a judge that chokes on the student's data fails the test (it is a grader fault only
-    if the same judge cannot even accept the reference's own data)."""
+    if the same judge cannot even accept the reference's own data). The grader's own process failing (out of
+    memory, an interpreter SystemError, a grader fault) is never the student's data: it propagates."""
     try:
+        inject("judge", problem)
         return judge_outcome(fn, student, reference, test.options, path)
+    except (GraderFault, MemoryError, SystemError):
+        raise
     except Exception as exc:
         try:
             sane = judge_outcome(fn, reference, reference, test.options, path).passed
@@ -205,7 +222,7 @@ def score_problem(
         if load_error:
             verdict = Verdict(0.0, load_error)
         else:
-            verdict = _judge_safely(test, judges[test.id], student, reference.outcomes[test.probe], spec.swap.file)
+            verdict = _judge_safely(test, judges[test.id], student, reference.outcomes[test.probe], spec.swap.file, spec.id)
         if not verdict.passed and verdict.misconception:
             rules[verdict.misconception] += 1
         judged.append((test, verdict, student.seconds))
@@ -235,4 +252,5 @@ def score_problem(
         spec.id, spec.title, tests,
         misconceptions=[m for m, _ in found.most_common()],
         errors=errors, notes=[redact(n) for n in run.notes], seconds=run.seconds,
+        peak_mib=None if run.peak_mib is None else round(run.peak_mib, 1), oom_kills=run.oom_kills,
     )

@@ -60,15 +60,15 @@ class AttentionLine:
     why: str
 
 
-#: the order of the kinds in "Needs attention"
-ATTENTION_KINDS = ("blank", "error", "fault", "low")
+#: the order of the kinds in "Needs attention": a grader fault first (its grade is not known yet; regrade it)
+ATTENTION_KINDS = ("fault", "blank", "error", "low")
 
 
 def attention_line(student: StudentLine, lowest: List[StudentLine]) -> Optional[AttentionLine]:
     """Why `student` needs a TA's attention, None when it does not: nothing graded (blank, or nothing in it
     ran), the grading stopped on the submission (error) or on the grader (fault), or one of the `lowest`."""
     if student.status == "fault":
-        return AttentionLine(student, "fault", f"the grader failed on it: {student.error or 'see its report'}")
+        return AttentionLine(student, "fault", f"grader fault — regrade (rerun batch): {student.error or 'see its report'}")
     if student.status != "graded":
         return AttentionLine(student, "error", f"not graded: {student.error or student.status}")
     if student.score == 0:
@@ -171,7 +171,7 @@ class ClassView:
 
     @property
     def needs_attention(self) -> List[AttentionLine]:
-        """Blank, errored and faulted submissions, then the lowest scores (below half the maximum)."""
+        """Faulted submissions (to regrade), blank and errored ones, then the lowest scores (below half the maximum)."""
         graded = [s for s in self.students if s.status == "graded" and 0 < s.score < s.max_score / 2]
         lowest = sorted(graded, key=lambda s: s.score)[:LOWEST]
         lines = [line for line in (attention_line(s, lowest) for s in self.students) if line is not None]
@@ -227,7 +227,8 @@ def _problems(book: Gradebook) -> List[ProblemStats]:
     )
     stats = []
     for r in rows:
-        scores = [s["score"] for s in book.query("SELECT score FROM problem_scores WHERE problem = ?", (r["problem"],))]
+        scores = [s["score"] for s in book.query("SELECT score FROM problem_scores WHERE problem = ? AND fault IS NULL",
+                                                  (r["problem"],))]  # a grader fault is no score
         stats.append(ProblemStats(r["problem"], r["title"], r["top"], scores))
     return stats
 
@@ -237,7 +238,7 @@ def _tests(book: Gradebook) -> List[TestRate]:
         "SELECT t.problem, t.test, MAX(t.title) AS title, MAX(t.kind) AS kind, SUM(t.passed) AS passed, "
         "COUNT(*) AS total, MIN(p.position) AS ppos, MIN(t.position) AS tpos "
         "FROM test_scores t JOIN problem_scores p ON p.name = t.name AND p.problem = t.problem "
-        "GROUP BY t.problem, t.test ORDER BY ppos, t.problem, tpos, t.test"
+        "WHERE p.fault IS NULL GROUP BY t.problem, t.test ORDER BY ppos, t.problem, tpos, t.test"
     )
     return [TestRate(r["problem"], r["test"], r["title"], r["kind"], r["passed"], r["total"]) for r in rows]
 

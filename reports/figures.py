@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 from functools import lru_cache
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -13,6 +14,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 plt.rcParams["svg.fonttype"] = "none"  # text stays text: small files
 
+
+#: held while pyplot draws (its state is global: one figure at a time per process)
+DRAWING = threading.RLock()
 
 #: points a figure draws per curve (more are thinned evenly): a report's size does not follow the student's data
 MAX_POINTS = 2000
@@ -51,12 +55,15 @@ def figure_functions(problem_id: Optional[str]) -> Dict[str, Callable[[Dict[str,
 
 
 def figure_svg(kind: str, data: Dict[str, Any], problem: Optional[str] = None) -> Optional[str]:
-    """An inline SVG for a test's figure data, drawn by the `kind` entry of the problem's FIGURES, or None."""
+    """An inline SVG for a test's figure data, drawn by the `kind` entry of the problem's FIGURES, or None when
+    the problem draws no such figure. A figure that cannot be drawn raises (graders.grade.draw_figures decides
+    whose fault that is); its half-drawn figures are closed."""
     draw = figure_functions(problem).get(kind)
     if draw is None:
         return None
-    try:
-        return draw(data)
-    except Exception:  # malformed student data (e.g. a number matplotlib cannot place): no figure, never a crash
-        plt.close("all")
-        return None
+    with DRAWING:  # pyplot is not thread-safe: problems graded in parallel threads draw one at a time
+        try:
+            return draw(data)
+        except BaseException:
+            plt.close("all")
+            raise

@@ -53,16 +53,23 @@ def environment() -> Environment:
 
 
 def _figures(result: Any) -> Dict[str, str]:
-    """SVG per test id that carries figure data (drawn once per report)."""
+    """SVG per test id that carries figure data: the one drawn when the problem was graded, else (a result read
+    back from the gradebook) drawn now; a figure that cannot be drawn now is left out (the grade stands)."""
     from .figures import figure_svg
 
     svgs: Dict[str, str] = {}
     for problem in result.problems:
         for test in problem.tests:
-            if test.figure and isinstance(test.figure, dict):
-                svg = figure_svg(str(test.figure.get("kind")), test.figure, problem.id)
-                if svg:
-                    svgs[f"{problem.id}/{test.id}"] = svg
+            if not (test.figure and isinstance(test.figure, dict)):
+                continue
+            svg = getattr(test, "svg", None)
+            if svg is None:
+                try:
+                    svg = figure_svg(str(test.figure.get("kind")), test.figure, problem.id)
+                except Exception:
+                    svg = None
+            if svg:
+                svgs[f"{problem.id}/{test.id}"] = svg
     return svgs
 
 

@@ -17,14 +17,15 @@ def view(students):
                      misconceptions=[], grader_versions=["x"], generated_at="now")
 
 
-def test_attention_lists_blank_error_fault_then_the_lowest_and_nobody_else():
+def test_attention_lists_grader_faults_first_then_blank_error_and_the_lowest_and_nobody_else():
     students = [student("good", 95), student("half", 50), student("low", 20), student("lower", 5),
                 student("blank", 0), student("crashed", 0, "error", "exited early with code 1"),
                 student("grader", 0, "fault", "KeyError in the judge")]
     lines = view(students).needs_attention
     assert [(a.student.name, a.kind) for a in lines] == [
-        ("blank", "blank"), ("crashed", "error"), ("grader", "fault"), ("lower", "low"), ("low", "low")]
-    assert "exited early with code 1" in lines[1].why and "KeyError" in lines[2].why
+        ("grader", "fault"), ("blank", "blank"), ("crashed", "error"), ("lower", "low"), ("low", "low")]
+    assert "grader fault — regrade" in lines[0].why and "KeyError" in lines[0].why
+    assert "exited early with code 1" in lines[2].why
 
 
 def test_only_the_lowest_few_are_listed_in_a_large_class():

@@ -4,6 +4,7 @@ This file runs in the untrusted process, so it holds no expected value, no label
 and no reference solution of the swapped code. It only computes and streams
 plain data, one JSON line per event, to the file descriptor the parent gave it:
 
+    {"nonce": ..., "event": "student"}      (just before the student's file is executed)
     {"nonce": ..., "event": "loaded", "missing": [...], "error": {...}|null}
     {"nonce": ..., "event": "start", "probe": id}
     {"nonce": ..., "event": "result", "probe": id, "status": "ok"|"error", "value"|"error": ...}
@@ -455,10 +456,14 @@ def run(config, channel):
 
     seals = [Seal(probekit, state=("PROBES", "STUDENT_FILE", "CURRENT", "_CHANNEL", "_ACK"))]
     os.chdir(config["workdir"])
+    injected = set(config.get("inject") or ())
     load_error = None
     missing = []
+    if "stack-import" in injected:  # tests only (graders.faults): the stack fails to import
+        raise ImportError("injected fault 'stack-import': the framework stack cannot be imported")
     if swap:
         reference = importlib.import_module(swap["module"])
+        channel.emit("student")  # from here on, graded code has had control of this process
         try:
             student = load_student_module(student_file, swap["module"])
         except BaseException as exc:  # SyntaxError, SystemExit, anything at import
@@ -470,6 +475,8 @@ def run(config, channel):
         return
     probekit.STUDENT_FILE = student_file
     probekit.connect(channel, config.get("ack_fd"))
+    if "probes-import" in injected:  # tests only (graders.faults)
+        raise ImportError("injected fault 'probes-import': the problem's probes cannot be imported")
     probes = import_probes(config["probes_dir"])
     seals.extend(Seal(module) for name, module in sorted(sys.modules.items())
                  if name == "probes" or name.startswith("probes."))

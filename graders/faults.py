@@ -1,0 +1,111 @@
+"""Grader faults: failures that are not the student's code, and a test-only switch that injects them.
+
+The line (README, *When the grader fails*): a failure is the student's only when it happened while the
+student's code had control AND the same grading of the reference solution, at that moment, on the same
+stack, succeeds. Everything else — the cache, the interpreter, the sandbox failing to start, the stack or
+the probes failing to import before the student's code ran, the grader's own process running out of memory
+or raising, a judge or a figure crashing on data the reference also produces, the reference or a mutant
+failing — is a **grader fault**: the problem is retried once, and if it fails again it is recorded as a fault
+(never as points lost), shown to staff and regraded by the next `batch`.
+
+Fault injection (tests only): ``AUTOGRADE_INJECT_FAULTS="kind[:problem][*times],..."`` makes the grader fail
+at the named point, for every problem or one, always or the first `times` times in this process. The kinds
+are FAULT_KINDS. Nothing a submission controls can set it: it is read from the grader's own environment,
+which the sandboxed child never inherits.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
+
+#: where a fault can be injected, and what it stands for
+FAULT_KINDS: Dict[str, str] = {
+    "cache": "a cached artefact cannot be built (disk full, permissions)",
+    "stack-import": "the sandboxed child cannot import the framework stack (before the student's code runs)",
+    "probes-import": "the sandboxed child cannot import the problem's probes (after the student's code ran)",
+    "system-error": "an interpreter SystemError in the grader's process",
+    "memory": "the grader's own process runs out of memory",
+    "judge": "a judge crashes (on the reference's data too)",
+    "figure": "a figure cannot be drawn (on the reference's data too)",
+    "reference": "the reference run fails a probe",
+}
+
+INJECT_ENV = "AUTOGRADE_INJECT_FAULTS"
+#: attempts a problem gets when the grader fails on it (the first, and one retry)
+ATTEMPTS = 2
+
+
+class GraderFault(RuntimeError):
+    """The grader, not the student's code, failed on a problem (its message says where)."""
+
+
+class CacheFault(GraderFault):
+    """A cached artefact could not be built or trusted."""
+
+
+class InjectedFault(GraderFault):
+    """A fault made on purpose by AUTOGRADE_INJECT_FAULTS (tests only)."""
+
+
+@dataclass
+class _Rule:
+    kind: str
+    problem: Optional[str]
+    #: injections left (None: always)
+    left: Optional[int]
+
+
+_LOCK = threading.Lock()
+_RULES: Dict[str, Tuple[str, list]] = {}
+
+
+def _rules() -> list:
+    """The parsed rules of the current AUTOGRADE_INJECT_FAULTS value (re-parsed when it changes, so counts
+    start afresh for a new value)."""
+    raw = os.environ.get(INJECT_ENV, "")
+    cached = _RULES.get("current")
+    if cached is not None and cached[0] == raw:
+        return cached[1]
+    rules = []
+    for item in filter(None, (part.strip() for part in raw.split(","))):
+        item, _, times = item.partition("*")
+        kind, _, problem = item.partition(":")
+        if kind not in FAULT_KINDS:
+            raise ValueError(f"{INJECT_ENV}: unknown fault kind '{kind}' (known: {', '.join(FAULT_KINDS)})")
+        rules.append(_Rule(kind, problem or None, int(times) if times else None))
+    _RULES["current"] = (raw, rules)
+    return rules
+
+
+def reset_injections() -> None:
+    """Start the injection counts afresh (tests that reuse one AUTOGRADE_INJECT_FAULTS value)."""
+    with _LOCK:
+        _RULES.clear()
+
+
+def injected(kind: str, problem: Optional[str] = None) -> bool:
+    """Whether to fail at `kind` now (and count it); always False unless AUTOGRADE_INJECT_FAULTS says so."""
+    if INJECT_ENV not in os.environ:
+        return False
+    with _LOCK:
+        for rule in _rules():
+            if rule.kind == kind and rule.problem in (None, problem) and (rule.left is None or rule.left > 0):
+                if rule.left is not None:
+                    rule.left -= 1
+                return True
+    return False
+
+
+def inject(kind: str, problem: Optional[str] = None) -> None:
+    """Raise the fault `kind` stands for, if AUTOGRADE_INJECT_FAULTS asks for it here."""
+    if not injected(kind, problem):
+        return
+    text = f"injected fault '{kind}': {FAULT_KINDS[kind]}"
+    if kind == "system-error":
+        raise SystemError(f"{text} (AST constructor recursion depth mismatch)")
+    if kind == "memory":
+        raise MemoryError(text)
+    raise InjectedFault(text)

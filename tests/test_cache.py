@@ -1,0 +1,143 @@
+"""The grader's cache (graders.cache): keyed by everything that changes an artefact, checked before every use.
+
+Each kind of cached artefact is truncated, corrupted, replaced by another interpreter's bytecode, handed to
+another owner or opened to other users; the next grading is right (the entry rebuilt), or, when the cache cannot
+be built at all, a grader fault: never a silently lower score.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from graders import cache
+from graders.grade import GradeOptions, grade_submission
+
+PROBLEM, FILE = "forward", "minitorch/forward.py"
+
+
+@pytest.fixture(scope="module")
+def private_cache(tmp_path_factory):
+    """A cache of its own (these tests break it on purpose), warmed by one grading."""
+    root = tmp_path_factory.mktemp("cache")
+    before = os.environ.get("AUTOGRADE_CACHE")
+    os.environ["AUTOGRADE_CACHE"] = str(root)
+    cache.forget_verified()
+    sub = root.parent / "submission"
+    (sub / FILE).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "reference" / FILE, sub / FILE)
+    first = _grade(sub)
+    assert first.fault is None and first.score == first.max_score
+    yield sub
+    cache.forget_verified()
+    if before is None:
+        os.environ.pop("AUTOGRADE_CACHE", None)
+    else:
+        os.environ["AUTOGRADE_CACHE"] = before
+
+
+def _grade(sub: Path):
+    (problem,) = grade_submission(sub, GradeOptions(offering="all", problems=[PROBLEM])).problems
+    return problem
+
+
+def _one(pattern: str) -> Path:
+    found = sorted(cache.cache_root().glob(pattern))
+    assert found, pattern
+    return found[0]
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: max(1, path.stat().st_size // 2)])
+
+
+def _flip_a_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x20
+    path.write_bytes(bytes(data))
+
+
+def _other_magic(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[0:2] = (int.from_bytes(data[0:2], "little") - 10).to_bytes(2, "little")  # 3.10's magic is 3439, 3.11's 3495
+    path.write_bytes(bytes(data))
+
+
+def _edit_run(path: Path) -> None:
+    """Valid JSON that is not what was measured: the first number of a result moved."""
+    sealed = json.loads(path.read_text())
+    text = json.dumps(sealed)
+    i = next(i for i, c in enumerate(text) if c.isdigit() and text[i - 1] in " [")
+    path.write_text(text[:i] + str((int(text[i]) + 1) % 10) + text[i + 1:])
+
+
+CORRUPTIONS = {
+    "stack bytecode truncated": ("stacks/forward/minitorch/*.pyc", _truncate),
+    "stack bytecode of another interpreter": ("stacks/forward/minitorch/*.pyc", _other_magic),
+    "stack source edited": ("stacks/forward/minitorch/operators.py", _flip_a_byte),
+    "stack manifest removed": ("stacks/forward/.manifest.json", Path.unlink),
+    "harness removed": ("child/harness.py", Path.unlink),
+    "probes truncated": ("probes/forward/probes*", _truncate),
+    "reference run truncated": ("runs/forward/reference-*.json", _truncate),
+    "reference run edited": ("runs/forward/reference-*.json", _edit_run),
+    "mutant run emptied": ("runs/forward/mutant-*.json", lambda p: p.write_text("")),
+    "stack file writable by others": ("stacks/forward/minitorch/operators.py", lambda p: p.chmod(0o666)),
+    "reference run writable by others": ("runs/forward/reference-*.json", lambda p: p.chmod(0o666)),
+}
+
+
+@pytest.mark.parametrize("how", sorted(CORRUPTIONS))
+def test_a_corrupt_artefact_is_rebuilt_and_the_grade_is_right(private_cache, how):
+    pattern, corrupt = CORRUPTIONS[how]
+    target = _one(pattern)
+    corrupt(target)
+    problem = _grade(private_cache)
+    assert problem.fault is None and problem.score == problem.max_score, (how, problem.fault)
+    assert not list(cache.cache_root().rglob("*.discarded-*")), "what was moved aside is deleted"
+
+
+def test_a_foreign_owner_is_not_trusted(private_cache):
+    if os.getuid() != 0:
+        pytest.skip("giving a file to another user needs root")
+    target = _one("stacks/forward/minitorch/*.pyc")
+    os.chown(target, 65534, 65534)
+    assert "owned by uid 65534" in cache.folder_problem(target.parent.parent)
+    problem = _grade(private_cache)
+    assert problem.fault is None and problem.score == problem.max_score
+    assert all(p.stat().st_uid == os.getuid() for p in _one("stacks/forward").rglob("*"))
+
+
+def test_a_cache_that_cannot_be_built_is_a_grader_fault_and_a_later_grading_recovers(private_cache):
+    stacks = cache.cache_root() / "stacks"
+    shutil.rmtree(stacks)
+    stacks.write_text("a file where the stacks folder should be: nothing can be built under it")
+    try:
+        problem = _grade(private_cache)
+        assert problem.fault and "could not be built" in problem.fault, problem.fault
+        assert problem.score == 0
+    finally:
+        stacks.unlink()
+    problem = _grade(private_cache)
+    assert problem.fault is None and problem.score == problem.max_score
+
+
+def test_the_runtime_key_names_the_interpreter_numpy_and_platform(monkeypatch):
+    facts = cache.runtime_facts()
+    assert set(facts) >= {"implementation", "python", "magic", "numpy", "platform"}
+    key = cache.runtime_key()
+    assert key.startswith(facts["cache_tag"])
+    cache.runtime_key.cache_clear()
+    try:
+        for name in ("magic", "numpy", "platform"):
+            monkeypatch.setattr(cache, "runtime_facts", lambda name=name: {**facts, name: "other"})
+            assert cache.runtime_key() != key, name
+            cache.runtime_key.cache_clear()
+    finally:
+        monkeypatch.undo()
+        cache.runtime_key.cache_clear()
+    assert cache.runtime_key() == key and cache.cache_root().name == key

@@ -1,0 +1,208 @@
+"""A grader fault is never a student's grade (graders.faults): both sides of the line, with injected faults.
+
+Every fault kind is injected (AUTOGRADE_INJECT_FAULTS, the grader's test-only switch) on a correct submission:
+once, the problem is retried and graded right; always, the problem is recorded as a fault (not a score), the
+other problem is untouched, results.json and the student's text say so, and `grade` exits 1. On the other side
+of the line, failures made by the student's own code (a SystemError it raises, a forged harness fault, a kill
+of its own process) stay the student's, after the retry and the control run say the grader works.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT
+from graders import cgroups, probe
+from graders.cli import main
+from graders.faults import FAULT_KINDS, INJECT_ENV, reset_injections
+from graders.grade import GradeOptions, grade_submission
+from graders.record import results_json, summary_text
+from graders.score import FAULT_MESSAGE
+
+OFFERING = "all"
+#: a quick problem with figures (every fault kind has a point on its path), and one graded beside it
+PROBLEM, OTHER = "forward", "network"
+FILES = {"forward": "minitorch/forward.py", "network": "project/run_sentiment.py"}
+
+
+@pytest.fixture
+def inject(monkeypatch):
+    """Set AUTOGRADE_INJECT_FAULTS for this test (counts start afresh)."""
+
+    def set_faults(value: str) -> None:
+        monkeypatch.setenv(INJECT_ENV, value)
+        reset_injections()
+
+    yield set_faults
+    monkeypatch.delenv(INJECT_ENV, raising=False)
+    reset_injections()
+
+
+def _submission(tmp_path: Path, forward_text: str = "") -> Path:
+    """The reference's files of both problems; `forward_text` appended to forward.py (it overrides)."""
+    sub = tmp_path / "sub"
+    for rel in FILES.values():
+        (sub / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / "reference" / rel, sub / rel)
+    if forward_text:
+        path = sub / FILES["forward"]
+        path.write_text(path.read_text(encoding="utf-8") + "\n\n" + forward_text, encoding="utf-8")
+    return sub
+
+
+def _grade(sub: Path, problems=(PROBLEM, OTHER)):
+    return grade_submission(sub, GradeOptions(offering=OFFERING, problems=list(problems)))
+
+
+def _problem(result, pid):
+    (found,) = [p for p in result.problems if p.id == pid]
+    return found
+
+
+def _rule(kind: str, times: str = "") -> str:
+    """An injection rule for PROBLEM (the cache has no problem: it is shared by all)."""
+    return f"{kind}{'' if kind == 'cache' else ':' + PROBLEM}{times}"
+
+
+@pytest.mark.parametrize("kind", sorted(FAULT_KINDS))
+def test_a_fault_of_the_moment_is_retried_and_the_grade_is_right(tmp_path, inject, kind):
+    inject(_rule(kind, "*1"))
+    result = _grade(_submission(tmp_path))
+    for p in result.problems:
+        assert p.fault is None and p.score == p.max_score, (kind, p.id, p.fault, [t.message for t in p.tests if not t.passed])
+    assert not result.faults
+
+
+@pytest.mark.parametrize("kind", sorted(FAULT_KINDS))
+def test_a_fault_that_persists_is_recorded_as_a_fault_never_as_points(tmp_path, inject, kind):
+    inject(_rule(kind))
+    result = _grade(_submission(tmp_path))
+    forward = _problem(result, PROBLEM)
+    assert forward.fault, kind
+    # retried once: both attempts are in the reason
+    assert "attempt 1:" in forward.fault and "attempt 2:" in forward.fault, forward.fault
+    assert all(t.message == FAULT_MESSAGE for t in forward.tests)
+    doc = results_json(result)
+    extra = doc["extra_data"]
+    assert sorted(f["problem"] for f in extra["faults"]) == (sorted([PROBLEM, OTHER]) if kind == "cache" else [PROBLEM])
+    assert "The grader failed on " in doc["output"] and "`forward`" in doc["output"] and "not your code" in doc["output"]
+    assert "not graded yet" in doc["output"] and "### Score" in doc["output"]
+    assert all("Not graded yet: the grader failed" in t["output"] for t in doc["tests"] if t["extra_data"]["problem"] == PROBLEM)
+    assert "GRADER FAULT" in summary_text(result)
+    if kind != "cache":  # the cache is every problem's; any other fault costs the other problem nothing
+        network = _problem(result, OTHER)
+        assert network.fault is None and network.score == network.max_score
+        assert extra["problems"][OTHER] == {"score": network.max_score, "max_score": network.max_score}
+
+
+def test_grade_exits_1_on_a_fault_and_says_so(tmp_path, inject):
+    inject(_rule("judge"))
+    out = tmp_path / "out"
+    run = CliRunner().invoke(main, ["grade", str(_submission(tmp_path)), "--offering", OFFERING, "--problems",
+                                    f"{PROBLEM},{OTHER}", "--out", str(out)])
+    assert run.exit_code == 1, run.output
+    assert "grader fault" in run.output and "not graded: GRADER FAULT" in run.output
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert 'id="grader-fault"' in report and "not graded yet (grader fault)" in report
+
+
+# ------------------------------------------------------------------ the student's side of the line
+
+
+RAISES_SYSTEM_ERROR = '''
+def jvp(f, x, v):
+    raise SystemError("the student's own SystemError")
+'''
+
+#: finds the harness's channel (as the hostile kit's forgers do) and sends a fault event of its own
+FORGES_A_FAULT = '''
+def _forge():
+    import gc, json
+    channel = next(o for o in gc.get_objects() if type(o).__name__ == "Channel" and hasattr(o, "_nonce"))
+    channel._out.write(json.dumps({"event": "fault", "nonce": channel._nonce,
+                                   "error": {"type": "ImportError", "message": "forged"}}) + "\\n")
+    channel._out.flush()
+_forge()
+'''
+
+KILLS_ITSELF_AT_IMPORT = '''
+import os, signal
+os.kill(os.getpid(), signal.SIGKILL)
+'''
+
+
+def test_a_systemerror_the_students_code_raises_is_the_students(tmp_path):
+    """Retried, then the control run (the reference graded the same way) works: the loss is the student's."""
+    forward = _problem(_grade(_submission(tmp_path, RAISES_SYSTEM_ERROR), [PROBLEM]), PROBLEM)
+    assert forward.fault is None
+    lost = [t for t in forward.tests if not t.passed]
+    assert lost and forward.score < forward.max_score
+    assert any("SystemError" in t.message for t in lost)
+    assert any("the failure is your code's" in n for n in forward.notes), forward.notes
+
+
+def test_a_fault_event_forged_by_the_students_code_is_not_a_grader_fault(tmp_path):
+    forward = _problem(_grade(_submission(tmp_path, FORGES_A_FAULT), [PROBLEM]), PROBLEM)
+    assert forward.fault is None and forward.score == forward.max_score, forward.fault
+    assert any("the failure is your code's" in n for n in forward.notes), forward.notes
+
+
+def test_a_process_killed_by_the_students_code_at_import_is_the_students(tmp_path):
+    forward = _problem(_grade(_submission(tmp_path, KILLS_ITSELF_AT_IMPORT), [PROBLEM]), PROBLEM)
+    assert forward.fault is None and forward.score == 0
+    assert "SIGKILL" in " ".join(t.message for t in forward.tests)
+
+
+def test_the_same_kill_with_the_hosts_oom_killer_at_work_is_the_graders(tmp_path, monkeypatch):
+    """SIGKILL while the host's out-of-memory killer killed more than the child's own group limit did: the
+    machine took the process, not the student's code (here the host's counter is made to rise)."""
+    counter = iter(range(0, 10_000, 3))
+    monkeypatch.setattr(cgroups, "host_oom_kills", lambda: next(counter))
+    forward = _problem(_grade(_submission(tmp_path, KILLS_ITSELF_AT_IMPORT), [PROBLEM]), PROBLEM)
+    assert forward.fault and "out-of-memory killer" in forward.fault, forward.fault
+    assert probe.cgroups is cgroups  # the probe stage reads the same counter
+
+
+def test_a_child_that_ends_before_the_students_code_runs_is_a_grader_fault(tmp_path, inject):
+    """The injected stack failure ends the child before graded code runs: whatever the file, a fault."""
+    inject(_rule("stack-import"))
+    forward = _problem(_grade(_submission(tmp_path, KILLS_ITSELF_AT_IMPORT), [PROBLEM]), PROBLEM)
+    assert forward.fault and "before the student's code ran" in forward.fault
+
+
+# ------------------------------------------------------------------ a class
+
+
+def test_batch_lists_a_fault_first_and_a_plain_rerun_regrades_only_it(tmp_path, inject):
+    from graders.batch import BatchOptions, run_batch
+    from graders.gradebook import Gradebook
+
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    subs.mkdir()
+    for name in ("ann", "ben"):
+        _submission(tmp_path / name).rename(subs / name)
+    options = BatchOptions(offering=OFFERING, problems=[PROBLEM], jobs=1, progress=False, similarity=False)
+    first = run_batch(subs, out, options)
+    assert sorted(g.name for g in first.graded) == ["ann", "ben"] and not first.faults
+
+    _submission(tmp_path / "cal").rename(subs / "cal")  # a new submission, graded while the grader is broken
+    inject(_rule("judge"))
+    second = run_batch(subs, out, options)
+    assert [g.name for g in second.graded] == ["cal"] and [g.name for g in second.faults] == ["cal"]
+    attention = second.view.needs_attention
+    assert attention[0].student.name == "cal" and attention[0].kind == "fault"
+    assert "grader fault — regrade" in attention[0].why
+    assert "grader fault — regrade" in (out / "index.html").read_text(encoding="utf-8")
+    with Gradebook(out / "gradebook.sqlite") as book:
+        assert book.get("cal").status == "fault"
+
+    inject("")  # the grader is fixed: a plain rerun regrades the faulted submission, and only it
+    third = run_batch(subs, out, options)
+    assert [g.name for g in third.graded] == ["cal"] and sorted(third.skipped) == ["ann", "ben"]
+    with Gradebook(out / "gradebook.sqlite") as book:
+        row = book.get("cal")
+        assert row.status == "graded" and row.score == row.max_score
