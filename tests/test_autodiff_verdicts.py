@@ -252,16 +252,48 @@ def test_seed_ignored_needs_the_unit_seed_values_not_zeros():
         assert verdict.fraction == 0 and verdict.misconception is None
 
 
-def _timing(derivatives, seconds=(0.01, 0.02, 0.04), again=(0.02, 0.04)):
-    """Timing probe data with parent marks that give the listed best times."""
+def _timing(derivatives, seconds=(0.01, 0.02, 0.04), again=(0.02, 0.04), more=(), more_derivatives=None):
+    """Timing probe data with parent marks that give the listed best times; `more`: (8000, 16000) pairs of
+    best times of the extra rounds."""
     rows, marks, clock = [], {}, 0.0
-    for tag, sec, ders in [(f"n{4000 * 2 ** i}", s, derivatives) for i, s in enumerate(seconds)] + \
-            [(f"again{8000 * 2 ** i}", s, derivatives) for i, s in enumerate(again)]:
+    extra = [(f"more{r}n{8000 * 2 ** i}", 8000 * 2 ** i, sec, more_derivatives or derivatives)
+             for r, pair in enumerate(more) for i, sec in enumerate(pair)]
+    for tag, n, sec, ders in [(f"n{4000 * 2 ** i}", 4000 * 2 ** i, s, derivatives) for i, s in enumerate(seconds)] + \
+            [(f"again{8000 * 2 ** i}", 8000 * 2 ** i, s, derivatives) for i, s in enumerate(again)] + extra:
         for run in range(3):
             marks[f"{tag}:{run}:start"], marks[f"{tag}:{run}:end"] = clock, clock + sec
             clock += sec + 1
-        rows.append({"nodes": 4000, "seconds": sec, "runs": [sec] * 3, "tag": tag, "derivatives": [ders] * 3})
-    return _outcome({"rows": rows[:3], "again": rows[3:]}, marks=marks)
+        rows.append({"nodes": n + 1, "seconds": sec, "runs": [sec] * 3, "tag": tag, "derivatives": [ders] * 3})
+    return _outcome({"rows": rows[:3], "again": rows[3:5], "more": rows[5:]}, marks=marks)
+
+
+def test_a_ratio_pushed_over_the_bound_by_load_is_measured_again_and_passes():
+    """Load made the largest pair look quadratic (0.02 -> 0.07, then 0.021 -> 0.066); the extra rounds found
+    runs undisturbed at both sizes: the best time per size gives 2.05, and the verdict passes."""
+    reference = _timing([0.5, -1.25])
+    loaded = _timing([0.5, -1.25], seconds=(0.01, 0.02, 0.07), again=(0.021, 0.066), more=[(0.03, 0.05), (0.02, 0.041)])
+    verdict = time_ratio(loaded, reference, {"max_ratio": 3.0})
+    assert verdict.fraction == 1.0 and "2.05" in verdict.message, verdict.message
+    without_more = _timing([0.5, -1.25], seconds=(0.01, 0.02, 0.07), again=(0.021, 0.066))
+    assert time_ratio(without_more, reference, {"max_ratio": 3.0}).misconception == "quadratic-traversal"
+
+
+def test_a_quadratic_ratio_stays_quadratic_over_every_round():
+    reference = _timing([0.5, -1.25])
+    quadratic = _timing([0.5, -1.25], seconds=(0.01, 0.04, 0.16), again=(0.04, 0.15), more=[(0.041, 0.16)] * 4)
+    verdict = time_ratio(quadratic, reference, {"max_ratio": 3.0})
+    assert verdict.fraction == 0 and verdict.misconception == "quadratic-traversal" and "3.75" in verdict.message
+
+
+def test_the_extra_rounds_are_checked_against_the_graphs_they_repeat():
+    """A `more` row repeats the first rows' graphs (even rounds) or the again rows' (odd): its derivatives must
+    be those; wrong ones cost the time points like any timed run's."""
+    assert J.same_graphs_as("more0n8000") == "n8000" and J.same_graphs_as("more3n16000") == "again16000"
+    assert J.same_graphs_as("again8000") == "again8000"
+    reference = _timing([0.5, -1.25])
+    wrong = _timing([0.5, -1.25], more=[(0.02, 0.04)], more_derivatives=[0.0, 0.0])
+    verdict = time_ratio(wrong, reference, {"max_ratio": 3.0})
+    assert verdict.fraction == 0 and "wrong derivatives" in verdict.message
 
 
 def test_linear_time_on_wrong_derivatives_earns_nothing_and_names_nothing():
@@ -393,13 +425,22 @@ def test_a_random_dag_reads_the_same_through_parents_and_history(child_side):
 
 
 def test_numbers_beyond_float_range_are_data_not_grader_faults():
-    """A submission may return 10**400 (an int Python keeps exactly): judges, mutant matching and figures read
-    it as an infinite number; nothing raises (it once made the mutant matching a grader fault)."""
+    """A submission may return 10**400 (an int Python keeps exactly): judges and mutant matching read it as an
+    infinite number; nothing raises (it once made the mutant matching a grader fault). A figure that cannot draw
+    it is left out with a note: the reference's own figure draws, so it is the data, not a grader fault."""
+    from graders.baseline import problem_hooks, reference_run
+    from graders.grade import draw_figures
     from graders.judge import compare_values, to_array
-    from reports.figures import figure_svg
+    from graders.score import ProblemResult, TestResult
+    from graders.spec import load_problems
 
     assert np.isinf(to_array([10**400, -(10**400)])).all()
     assert compare_values([10**400], [1.0], 1e-9, 1e-12) is not None
     rows = [{"nodes": 10**400, "layers": 3, "chain_rule": 5, "parents": 5}, {"nodes": 20, "layers": 4, "chain_rule": 9}]
-    figure = figure_svg("work", {"student": rows, "reference": rows}, "autodiff")
-    assert figure is None or figure.startswith("<svg")
+    (spec,) = load_problems(only=["autodiff"])
+    test = next(t for t in spec.tests if t.id == "work_on_diamonds")
+    result = ProblemResult(spec.id, spec.title, [TestResult(spec.id, test.id, test.name, test.kind, test.points, 0.0, "",
+                                                            figure={"kind": "work", "student": rows, "reference": rows})])
+    draw_figures(spec, result, reference_run(spec), dict(problem_hooks(spec).JUDGES))
+    svg = result.tests[0].svg
+    assert (svg is not None and svg.startswith("<svg")) or any("could not be drawn" in n for n in result.notes)

@@ -33,6 +33,8 @@ BUGGY = {
     "autodiff_raised_limit": "recursion-limit",
     "autodiff_constants_in_order": "constant-not-skipped",
     "autodiff_quadratic": "quadratic-traversal",
+    "autodiff_quadratic_prepend_concat": "quadratic-traversal",
+    "autodiff_quadratic_backprop_list_adjoints": "quadratic-traversal",
     "autodiff_ignores_deriv": "seed-derivative-ignored",
     "ops_forward_bugs": None,
     "ops_backward_bugs": None,

@@ -582,7 +582,9 @@ def gradients_symbolic(_):
                 return {"error": grads}
             grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
             nodes = [isinstance(g, tf.Node) for g in grads]
-            shapes = [list(g.shape) if isinstance(g, tf.Node) and g.shape is not None else None for g in grads]
+            # an unknown dimension (a placeholder's batch) as "?": a shape is never read as a number that is NaN
+            shapes = [["?" if d is None else d for d in g.shape] if isinstance(g, tf.Node) and g.shape is not None
+                      else None for g in grads]
             added = len(graph) - before
             values = capture(lambda: as_data(tf.Session(graph).run(
                 [g for g in grads if isinstance(g, tf.Node)], {x: rng.normal(size=(5, 3))})))

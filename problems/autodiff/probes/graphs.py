@@ -254,12 +254,28 @@ def random_dag(
             inputs.append(rng.choice(consts))
         weights = [round(rng.uniform(-2.0, 2.0), 3) for _ in inputs]
         pool.append(g.op(inputs, weights))
-    out = g.op(pool[-3:], [1.0, 0.5, 0.25])
+    tops = pool[-3:]
+    # every leaf reaches the output (a leaf nothing uses would have no derivative: an expected None checks nothing)
+    unused = [leaf for leaf in pool[:n_leaves] if leaf not in _ancestors(tops)]
+    out = g.op(tops + unused, [1.0, 0.5, 0.25][: len(tops)] + [0.75] * len(unused))
     return g, out
 
 
+def _ancestors(nodes: Sequence[Node]) -> List[Node]:
+    """Every node `nodes` depend on (themselves included), without counting a use."""
+    seen: Dict[int, Node] = {}
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if id(node) not in seen:
+            seen[id(node)] = node
+            stack.extend(node._inputs)
+    return list(seen.values())
+
+
 def layered_dag(n: int, rng: random.Random, depth: int = 40, counter: Optional[Counter] = None) -> Tuple[Graph, Node]:
-    """About n nodes in `depth` layers, each using two nodes of the layer below (for timing).
+    """About n nodes in `depth` layers, each using two nodes of the layer below (for timing); every node
+    reaches the output.
 
     Shallow on purpose: a recursive traversal survives it, so the timing test measures
     time complexity only (deep graphs are the recursion tests' business).
@@ -267,8 +283,8 @@ def layered_dag(n: int, rng: random.Random, depth: int = 40, counter: Optional[C
     g = Graph(counter)
     width = max(2, n // depth)
     layer = [g.leaf() for _ in range(width)]
-    for _ in range(depth - 1):
-        layer = [g.op([rng.choice(layer), rng.choice(layer)], [0.5, 0.5]) for _ in range(width)]
+    for _ in range(depth - 1):  # node j uses node j of the layer below (so every node reaches the output) and another
+        layer = [g.op([below, rng.choice(layer)], [0.5, 0.5]) for below in layer]
     out = g.op(layer, [1.0] * len(layer))
     return g, out
 
