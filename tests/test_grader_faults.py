@@ -9,6 +9,7 @@ of its own process) stay the student's, after the retry and the control run say 
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -17,11 +18,11 @@ from click.testing import CliRunner
 
 from conftest import ROOT
 from graders import cgroups, probe
+from graders.batch import BatchOptions, run_batch
 from graders.cli import main
 from graders.faults import FAULT_KINDS, INJECT_ENV, reset_injections
+from graders.gradebook import Gradebook
 from graders.grade import GradeOptions, grade_submission
-from graders.record import results_json, summary_text
-from graders.score import FAULT_MESSAGE
 
 OFFERING = "all"
 #: a quick problem with figures (every fault kind has a point on its path), and one graded beside it
@@ -78,25 +79,43 @@ def test_a_fault_of_the_moment_is_retried_and_the_grade_is_right(tmp_path, injec
 
 
 @pytest.mark.parametrize("kind", sorted(FAULT_KINDS))
-def test_a_fault_that_persists_is_recorded_as_a_fault_never_as_points(tmp_path, inject, kind):
+def test_a_fault_that_persists_is_a_fault_never_points_and_a_rerun_regrades_it(tmp_path, inject, kind):
+    """Injected always: `batch` exits 1; the problem is a fault in results.json (both attempts in its reason),
+    its tests and the student's summary say the grader failed, not their code, and that it is not graded yet;
+    the gradebook row is a fault, listed first under Needs attention; the other problem is untouched; once the
+    grader works again, a plain rerun regrades the submission."""
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    subs.mkdir()
+    _submission(tmp_path / "cal").rename(subs / "cal")
     inject(_rule(kind))
-    result = _grade(_submission(tmp_path))
-    forward = _problem(result, PROBLEM)
-    assert forward.fault, kind
-    # retried once: both attempts are in the reason
-    assert "attempt 1:" in forward.fault and "attempt 2:" in forward.fault, forward.fault
-    assert all(t.message == FAULT_MESSAGE for t in forward.tests)
-    doc = results_json(result)
-    extra = doc["extra_data"]
-    assert sorted(f["problem"] for f in extra["faults"]) == (sorted([PROBLEM, OTHER]) if kind == "cache" else [PROBLEM])
+    run = CliRunner().invoke(main, ["batch", str(subs), "--out", str(out), "--offering", OFFERING, "--problems",
+                                    f"{PROBLEM},{OTHER}", "--jobs", "1", "--no-progress", "--no-similarity"])
+    assert run.exit_code == 1, run.output
+    assert "cal [fault]" in run.output
+    doc = json.loads((out / "cal" / "results.json").read_text(encoding="utf-8"))
+    faults = {f["problem"]: f["reason"] for f in doc["extra_data"]["faults"]}
+    assert sorted(faults) == (sorted([PROBLEM, OTHER]) if kind == "cache" else [PROBLEM]), faults
+    assert "attempt 1:" in faults[PROBLEM] and "attempt 2:" in faults[PROBLEM], faults[PROBLEM]
     assert "The grader failed on " in doc["output"] and "`forward`" in doc["output"] and "not your code" in doc["output"]
     assert "not graded yet" in doc["output"] and "### Score" in doc["output"]
-    assert all("Not graded yet: the grader failed" in t["output"] for t in doc["tests"] if t["extra_data"]["problem"] == PROBLEM)
-    assert "GRADER FAULT" in summary_text(result)
+    forward_tests = [t for t in doc["tests"] if t["extra_data"]["problem"] == PROBLEM]
+    assert forward_tests and all("Not graded yet: the grader failed" in t["output"] for t in forward_tests)
     if kind != "cache":  # the cache is every problem's; any other fault costs the other problem nothing
-        network = _problem(result, OTHER)
-        assert network.fault is None and network.score == network.max_score
-        assert extra["problems"][OTHER] == {"score": network.max_score, "max_score": network.max_score}
+        other = doc["extra_data"]["problems"][OTHER]
+        assert other["score"] == other["max_score"] > 0
+    with Gradebook(out / "gradebook.sqlite") as book:
+        assert book.get("cal").status == "fault"
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "grader fault — regrade" in index
+    assert index.index("grader fault — regrade") < index.index('id="overview"')
+
+    inject("")
+    again = run_batch(subs, out, BatchOptions(offering=OFFERING, problems=[PROBLEM, OTHER], jobs=1, progress=False,
+                                              similarity=False))
+    assert [g.name for g in again.graded] == ["cal"] and not again.faults
+    with Gradebook(out / "gradebook.sqlite") as book:
+        row = book.get("cal")
+        assert row.status == "graded" and row.score == row.max_score
 
 
 def test_grade_exits_1_on_a_fault_and_says_so(tmp_path, inject):
@@ -178,9 +197,6 @@ def test_a_child_that_ends_before_the_students_code_runs_is_a_grader_fault(tmp_p
 
 
 def test_batch_lists_a_fault_first_and_a_plain_rerun_regrades_only_it(tmp_path, inject):
-    from graders.batch import BatchOptions, run_batch
-    from graders.gradebook import Gradebook
-
     subs, out = tmp_path / "subs", tmp_path / "out"
     subs.mkdir()
     for name in ("ann", "ben"):
