@@ -161,9 +161,13 @@ class SubmissionRow:
 
 
 def result_issues(result: GradeResult) -> List[str]:
-    """Submission errors, problem errors and process events (crash, timeout, tampering)."""
-    found = list(result.errors)
+    """Grader faults (their reason, for staff), submission errors, problem errors and process events (crash,
+    timeout, tampering)."""
+    found = [f"{p.id}: grader fault: {p.fault.splitlines()[0]}" for p in result.problems if p.fault]  # staff first
+    found += list(result.errors)
     for problem in result.problems:
+        if problem.fault:
+            continue
         found += [f"{problem.id}: {e}" for e in problem.errors]
         # "graded X as Y" notes say where a file was found; every other note is an event
         found += [f"{problem.id}: {n}" for n in problem.notes if not n.startswith("graded ")]
@@ -310,16 +314,19 @@ def problem_columns(book: Gradebook) -> List[str]:
 def grades_csv(book: Gradebook) -> str:
     """One row per student: total, maximum, per-problem scores, status (LMS import).
 
-    Every cell goes through `safetext.csv_cell`: scores are numbers, text can never be a formula."""
+    A grader fault is no score: its total and its faulted problems' cells are empty (status `fault`), so an LMS
+    import never records a 0 the student did not earn. Every cell goes through `safetext.csv_cell`: scores are
+    numbers, text can never be a formula."""
     problems = problem_columns(book)
     scores: Dict[str, Dict[str, float]] = {}
-    for r in book.query("SELECT name, problem, score FROM problem_scores"):
+    for r in book.query("SELECT name, problem, score FROM problem_scores WHERE fault IS NULL"):
         scores.setdefault(r["name"], {})[r["problem"]] = r["score"]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([csv_cell(c) for c in ["student", "total", "max_total", *problems, "status"]])
     for row in book.rows():
         mine = scores.get(row.name, {})
-        cells = [row.name, row.score, row.max_score, *(mine.get(p, "") for p in problems), row.status]
+        total = "" if row.status == "fault" else row.score
+        cells = [row.name, total, row.max_score, *(mine.get(p, "") for p in problems), row.status]
         writer.writerow([csv_cell(c) for c in cells])
     return out.getvalue()

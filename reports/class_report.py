@@ -139,15 +139,16 @@ class ClassView:
 
     @property
     def scores(self) -> List[float]:
-        return [s.score for s in self.students]
+        """Total scores of the submissions graded (a grader fault's total is not a score: left out)."""
+        return [s.score for s in self.students if s.status != "fault"]
 
     @property
     def mean(self) -> float:
-        return statistics.fmean(self.scores) if self.students else 0.0
+        return statistics.fmean(self.scores) if self.scores else 0.0
 
     @property
     def median(self) -> float:
-        return statistics.median(self.scores) if self.students else 0.0
+        return statistics.median(self.scores) if self.scores else 0.0
 
     @property
     def max_score(self) -> float:
@@ -193,8 +194,8 @@ def report_link(out_dir: Path, name: str) -> Optional[str]:
 
 def _students(book: Gradebook, out_dir: Path) -> List[StudentLine]:
     problems: Dict[str, Dict[str, float]] = {}
-    for r in book.query("SELECT name, problem, score FROM problem_scores ORDER BY position"):
-        problems.setdefault(r["name"], {})[r["problem"]] = r["score"]
+    for r in book.query("SELECT name, problem, score FROM problem_scores WHERE fault IS NULL ORDER BY position"):
+        problems.setdefault(r["name"], {})[r["problem"]] = r["score"]  # a faulted problem has no score: shown "—"
     found: Dict[str, List[str]] = {}
     for r in book.query("SELECT DISTINCT name, misconception FROM misconceptions ORDER BY misconception"):
         found.setdefault(r["name"], []).append(r["misconception"])

@@ -222,3 +222,17 @@ def test_batch_lists_a_fault_first_and_a_plain_rerun_regrades_only_it(tmp_path, 
     with Gradebook(out / "gradebook.sqlite") as book:
         row = book.get("cal")
         assert row.status == "graded" and row.score == row.max_score
+
+
+def test_a_faulted_submission_imports_no_zero_into_the_lms(tmp_path, inject):
+    """grades.csv: a fault's total and its faulted problem are empty cells (status `fault`), never a 0."""
+    import csv
+
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    subs.mkdir()
+    _submission(tmp_path / "cal").rename(subs / "cal")
+    inject(_rule("judge"))
+    run_batch(subs, out, BatchOptions(offering=OFFERING, problems=[PROBLEM, OTHER], jobs=1, progress=False,
+                                      similarity=False))
+    (row,) = csv.DictReader((out / "grades.csv").read_text(encoding="utf-8").splitlines())
+    assert row["status"] == "fault" and row["total"] == "" and row[PROBLEM] == "" and float(row[OTHER]) > 0, row
