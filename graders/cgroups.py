@@ -208,15 +208,3 @@ def _unavailable(why: str) -> None:
               file=sys.stderr)
     return None
 
-
-def host_oom_kills() -> int:
-    """Processes the kernel's out-of-memory killer has killed on this machine since it booted (/proc/vmstat
-    oom_kill: a group's own OOM kills included); 0 where the kernel does not say."""
-    try:
-        with open("/proc/vmstat") as handle:
-            for line in handle:
-                if line.startswith("oom_kill "):
-                    return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0

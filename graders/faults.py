@@ -2,11 +2,13 @@
 
 The line (README, *When the grader fails*): a failure is the student's only when it happened while the
 student's code had control AND the same grading of the reference solution, at that moment, on the same
-stack, succeeds. Everything else — the cache, the interpreter, the sandbox failing to start, the stack or
-the probes failing to import before the student's code ran, the grader's own process running out of memory
-or raising, a judge or a figure crashing on data the reference also produces, the reference or a mutant
-failing — is a **grader fault**: the problem is retried once, and if it fails again it is recorded as a fault
-(never as points lost), shown to staff and regraded by the next `batch`.
+stack, succeeds. Everything else — the cache, the interpreter, the sandbox failing to start, the child ending
+or its harness failing before any graded code ran, the grader's own process raising, a judge or a figure
+crashing on data the reference also produces, the reference or a mutant failing — is a **grader fault**: the
+problem is retried once, and if it fails again it is recorded as a fault (never as points lost), shown to
+staff and regraded by the next `batch`. What might be either (a harness fault, a SystemError or an outside
+SIGKILL after graded code ran) is run twice more, the worse counting; if it comes back, a control run of the
+reference solution decides (graders.grade._runs_to_judge).
 
 Fault injection (tests only): ``AUTOGRADE_INJECT_FAULTS="kind[:problem][*times],..."`` makes the grader fail
 at the named point, for every problem or one, always or the first `times` times in this process. The kinds

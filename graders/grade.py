@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -106,13 +107,12 @@ def grade_problem(
         if attempt:
             forget_verified()
         try:
-            result = _grade_once(spec, record, workspace / "runs" / spec.id / str(attempt), seed, limits,
-                                 last=attempt == ATTEMPTS - 1, figures=figures)
+            result = _grade_once(spec, record, workspace / "runs" / spec.id / str(attempt), seed, limits, figures)
         except Exception as exc:  # GraderFault, SystemError, MemoryError, a grader bug: never the student's
             faults.append(_describe_fault(exc))
             continue
         if faults:
-            result.notes.append(f"graded on attempt {attempt + 1}; attempt 1 failed in a way the grader may have caused "
+            result.notes.append(f"graded on attempt {attempt + 1}: the grader failed on attempt 1 "
                                 f"({one_line(faults[0])[:300]})")
         return result
     return failed_problem(spec, FAULT_MESSAGE, fault="\n".join(f"attempt {i + 1}: {f}" for i, f in enumerate(faults)))
@@ -125,19 +125,20 @@ def _describe_fault(exc: BaseException) -> str:
 
 
 def _grade_once(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int,
-                limits: Optional[Dict[str, float]], last: bool, figures: bool) -> ProblemResult:
+                limits: Optional[Dict[str, float]], figures: bool) -> ProblemResult:
     """Assemble, probe, judge, score and draw one problem once; raises on a grader fault."""
     findings = static_findings(spec.folder)
     if findings:  # a malformed problem folder: said once, naming the file, never judged
         raise GraderFault("the problem folder does not pass `autograde check-problems`:\n" + "\n".join(findings))
     inject("system-error", spec.id)
     reference, mutants = reference_run(spec, seed), mutant_runs(spec, seed)  # the grader works before it judges
-    run = run_child(child_config(spec, workdir, seed, record.staged, child_faults(spec)), limits_for(spec, limits))
-    note = _attribute_failures(spec, run, seed, limits, last)
-    inject("memory", spec.id)
     hooks = problem_hooks(spec)
     local = dict(getattr(hooks, "JUDGES", {})) if hooks else {}
-    result = score_problem(spec, run, reference, mutants, local)
+    probe_run = lambda name: _student_run(spec, record, workdir / name, seed, limits)
+    runs, note = _runs_to_judge(spec, probe_run("run"), probe_run, seed, limits)
+    inject("memory", spec.id)
+    results = [score_problem(spec, run, reference, mutants, local) for run in runs]
+    result = min(results, key=lambda r: r.score)  # two runs after a suspect failure: the worse one counts
     if note:
         result.notes.append(note)
     if figures:
@@ -152,17 +153,41 @@ def _grade_once(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int
 MACHINE_ERRORS = ("SystemError",)
 
 
-def suspected_failures(run: ChildRun) -> List[str]:
-    """What in a student's run the grader or the machine may have caused, though graded code had control: a
-    harness fault after the student's code ran, an interpreter SystemError in a probe (raised by it, or recorded
-    in its data by `probekit.capture`)."""
-    found = [run.fault] if run.fault else []
+def _student_run(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int,
+                 limits: Optional[Dict[str, float]]) -> ChildRun:
+    """The problem's probes on the student's file, in a fresh child. A failure the grader owns for sure (the
+    child ended, or its harness failed, before graded code ran) raises GraderFault."""
+    run = run_child(child_config(spec, workdir, seed, record.staged, child_faults(spec)), limits_for(spec, limits))
+    if run.machine:
+        raise GraderFault("; ".join(run.machine))
+    if run.fault and run.fault_before_student:
+        raise GraderFault(f"before the student's code ran: {run.fault}")
+    return run
+
+
+def suspected_failures(run: ChildRun) -> Dict[str, str]:
+    """{probe: why} for what in a student's run the grader or the machine may have caused, though graded code had
+    control: a harness fault after the student's code ran (every probe it left without a result), a SIGKILL from
+    outside the grader and the child's own memory limit, an interpreter SystemError in a probe (raised by it, or
+    recorded in its data by `probekit.capture`)."""
+    found: Dict[str, str] = {}
+    if run.fault:
+        found.update({o.probe: run.fault for o in run.outcomes.values() if o.status == "missing"})
+    for where in run.outside_kills:
+        for o in run.outcomes.values():
+            if o.probe == where or (where == "import" and o.status == "missing"):
+                found[o.probe] = "killed by SIGKILL from outside the grader and the problem's memory limit"
     for o in run.outcomes.values():
         if o.status == "error" and o.error_type in MACHINE_ERRORS:
-            found.append(f"probe {o.probe}: {o.describe()}")
+            found[o.probe] = o.describe()
         elif o.ok and _recorded_error(o.value, MACHINE_ERRORS):
-            found.append(f"probe {o.probe}: {_recorded_error(o.value, MACHINE_ERRORS)} in its data")
+            found[o.probe] = f"{_recorded_error(o.value, MACHINE_ERRORS)} in its data"
     return found
+
+
+#: exceptions that say the interpreter or the machine failed, not the code it ran (when graded code raises
+#: them itself, the control run tells)
+MACHINE_ERRORS = ("SystemError",)
 
 
 def _recorded_error(value: Any, types: Sequence[str]) -> Optional[str]:
@@ -180,31 +205,44 @@ def _recorded_error(value: Any, types: Sequence[str]) -> Optional[str]:
     return None
 
 
-def _attribute_failures(spec: ProblemSpec, run: ChildRun, seed: int, limits: Optional[Dict[str, float]],
-                        last: bool) -> Optional[str]:
-    """Raise GraderFault when the student's run failed on the grader's side; return a note when a failure
-    that could have been the grader's is the student's after all.
+def _runs_to_judge(spec: ProblemSpec, first: ChildRun, probe_run: Any, seed: int,
+                   limits: Optional[Dict[str, float]]) -> tuple:
+    """([runs to judge], note): the student's run, or, after a failure the grader may have caused, two.
 
-    The grader's for sure: the child ended, or its harness failed, before graded code ran; the host's
-    out-of-memory killer took it. Suspected (`suspected_failures`): retried first; if it happens again, the
-    reference solution's file is graded the same way now (`control_run`): if that fails too, the grader is
-    broken (a fault); if it succeeds, the failure is the student's code's.
+    A suspected failure (`suspected_failures`) must cost the student nothing and gain them nothing: the probes
+    it hit are run twice more, in fresh children, and the problem is judged on each repair (the first run's
+    other probes kept); the worse one counts, so code that fails on purpose to be run again gets no second
+    chance. If the failure comes back, the reference solution's file is graded the same way now (`control_run`):
+    failing too, the grader is broken (a fault); working, the failure is the student's code's.
     """
-    if run.machine:
-        raise GraderFault("; ".join(run.machine))
-    if run.fault and run.fault_before_student:
-        raise GraderFault(f"before the student's code ran: {run.fault}")
-    suspects = suspected_failures(run)
+    suspects = suspected_failures(first)
     if not suspects:
-        return None
-    if not last:
-        raise GraderFault(f"the student's run failed in a way the grader may have caused: {'; '.join(suspects)}")
-    control = control_run(spec, seed, limits_for(spec, limits), child_faults(spec))
-    broken = reference_problem(control)
-    if broken:
-        raise GraderFault(f"{'; '.join(suspects)}; the reference solution graded the same way fails too: {broken}")
-    return ("the grading process failed while your code had control, twice, and the reference solution graded the "
-            f"same way works: the failure is your code's ({one_line('; '.join(suspects))[:300]})")
+        return [first], None
+    again = [probe_run(f"again{i}") for i in (1, 2)]
+    if any(suspected_failures(run) for run in again):
+        control = control_run(spec, seed, limits_for(spec, limits), child_faults(spec))
+        broken = reference_problem(control)
+        if broken:
+            raise GraderFault(f"{_said(suspects)}; the reference solution graded the same way fails too: {broken}")
+        return [first], ("the grading process failed while your code had control, three times, and the reference "
+                         f"solution graded the same way works: the failure is your code's ({_said(suspects)})")
+    repaired = [_repair(first, run, suspects) for run in again]
+    return repaired, (f"probes {', '.join(sorted(suspects))} failed in a way the grader may have caused "
+                      f"({_said(suspects)}); they were run twice more and the worse of the two runs counts")
+
+
+def _said(suspects: Dict[str, str]) -> str:
+    return one_line("; ".join(dict.fromkeys(suspects.values())))[:300]
+
+
+def _repair(first: ChildRun, again: ChildRun, lost: Dict[str, str]) -> ChildRun:
+    """`first` with the outcomes of the `lost` probes taken from `again` (the whole of `again` when the first
+    run never loaded the student's file)."""
+    if all(o.status == "missing" for o in first.outcomes.values()):
+        return again
+    outcomes = {probe: again.outcomes[probe] if probe in lost else outcome for probe, outcome in first.outcomes.items()}
+    return dataclasses.replace(first, outcomes=outcomes, fault=None, outside_kills=[],
+                               notes=first.notes + [f"(run again) {n}" for n in again.notes])
 
 
 def draw_figures(spec: ProblemSpec, result: ProblemResult, reference: ChildRun, local: Dict[str, Any]) -> None:

@@ -88,11 +88,14 @@ class ChildRun:
     fault: Optional[str] = None
     #: forbidden libraries the student's code tried to import
     policy: List[str] = field(default_factory=list)
-    #: the harness fault (`fault`) happened before any graded code ran: the grader's for sure
+    #: the harness fault (`fault`) happened before any graded code ran in this run: the grader's for sure
     fault_before_student: bool = False
-    #: failures of the machine or the grader seen in this run, whoever's code was running: a child that ended
-    #: before graded code ran, a child the host's out-of-memory killer took (graders.faults)
+    #: failures of the machine or the grader for sure: a child that ended before any graded code ran in this run
+    #: (not at a time limit) (graders.faults)
     machine: List[str] = field(default_factory=list)
+    #: where a child was SIGKILLed by something else than the grader and its own memory limit (the host's
+    #: out-of-memory killer, an operator, or the graded code itself): a probe id, or "import"
+    outside_kills: List[str] = field(default_factory=list)
     #: most memory the child's whole process tree used at once, over every attempt, in MiB, as its control
     #: group counted it (None without a control group)
     peak_mib: Optional[float] = None
@@ -201,8 +204,8 @@ class _Attempt:
         self.student_started = False
         #: the parent stopped the child at a time limit (the problem's wall clock or the probe's)
         self.timed_out = False
-        #: the child was SIGKILLed while the host's out-of-memory killer killed more than its group's limit did
-        self.host_killed = False
+        #: the child was SIGKILLed, not by the grader (a time limit) nor for its own group's memory limit
+        self.killed_from_outside = False
         #: the most memory the tree used (its control group's peak), in bytes, and the processes the kernel
         #: killed for going over the group's limit
         self.peak_bytes: Optional[int] = None
@@ -306,7 +309,6 @@ class _Attempt:
             stderr.close()
         self.proc = proc
         self.stderr_path = workdir / f"stderr.{self.attempt}.txt"
-        oom_before = cgroups.host_oom_kills()
         try:
             try:
                 proc.stdin.write(json.dumps(payload).encode())
@@ -314,8 +316,8 @@ class _Attempt:
             except BrokenPipeError:
                 pass
             self._stream(proc, read_fd)
-            self.host_killed = _killed_by(proc, signal.SIGKILL) and \
-                cgroups.host_oom_kills() - oom_before > (self.group.oom_kills() if self.group else 0)
+            self.killed_from_outside = _killed_by(proc, signal.SIGKILL) and not self.timed_out and \
+                not (self.group is not None and self.group.oom_kills() > 0)
         finally:
             os.close(read_fd)
             os.close(self.ack_fd)
@@ -633,9 +635,13 @@ def run_child(config: ChildConfig, limits: ChildLimits) -> ChildRun:
     run = ChildRun(outcomes={})
     attempt = 0
     budget, deadline = ChannelBudget(), started + limits.wall_seconds
+    #: graded code ran in an earlier attempt: what it did (the channel budget, the wall clock) outlives its process
+    student_ran = False
     while remaining:
         current = _Attempt(config, remaining, limits, attempt, budget, deadline)
         current.run()
+        before_student = not current.student_started and not student_ran
+        student_ran = student_ran or current.student_started
         if current.loaded is not None:
             run.missing_symbols = list(current.loaded.get("missing") or [])
             if current.loaded.get("error"):
@@ -647,13 +653,13 @@ def run_child(config: ChildConfig, limits: ChildLimits) -> ChildRun:
         if current.peak_bytes is not None:
             run.peak_mib = max(run.peak_mib or 0.0, current.peak_bytes / (1024 * 1024))
         run.oom_kills += current.oom_kills
-        if current.host_killed:
-            run.machine.append("the host's out-of-memory killer took the grading process (not its own memory limit)")
+        if current.killed_from_outside:
+            run.outside_kills.append(current.current or ("import" if current.loaded is None else "between probes"))
         if run.load_error is not None:
             break
         if current.fault is not None:
             run.fault = current.fault
-            run.fault_before_student = not current.student_started
+            run.fault_before_student = before_student
             notes.append(current.fault)
             for probe in remaining:
                 outcomes.setdefault(probe, ProbeOutcome(probe, "missing", error_message=current.fault))
@@ -663,7 +669,7 @@ def run_child(config: ChildConfig, limits: ChildLimits) -> ChildRun:
         if current.loaded is None:
             # died before the student's module was even imported and swapped
             reason = current.reason or "the grading process ended while importing your file"
-            if not current.student_started and not current.timed_out and config.swap is not None:
+            if before_student and not current.timed_out and config.swap is not None:
                 # it ended before any graded code ran, and not at a time limit the student's code used up
                 reason = f"the grading process ended before the student's code ran: {reason}"
                 run.machine.append(reason)

@@ -5,6 +5,7 @@ Results are typed (dataclasses); rendering them is the job of `record` and `repo
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from functools import lru_cache
 from dataclasses import dataclass, field
@@ -179,15 +180,26 @@ def _reproduces(fn: Any, student: ProbeOutcome, mutant: ProbeOutcome, options: D
         return False
 
 
+def _judge_twice_on_memory_error(fn: Any, student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any],
+                                 path: str) -> Verdict:
+    """judge_outcome; once more after a MemoryError (the machine may have been short of memory for a moment)."""
+    try:
+        return judge_outcome(fn, student, reference, options, path)
+    except MemoryError:
+        gc.collect()
+        return judge_outcome(fn, student, reference, options, path)
+
+
 def _judge_safely(test: TestSpec, fn: Any, student: ProbeOutcome, reference: ProbeOutcome, path: str,
                   problem: str = "") -> Verdict:
     """Judge; a judge that chokes on the student's data fails the test (it is a grader fault only
-    if the same judge cannot even accept the reference's own data). The grader's own process failing (out of
-    memory, an interpreter SystemError, a grader fault) is never the student's data: it propagates."""
+    if the same judge cannot even accept the reference's own data). A MemoryError is judged once more first (it
+    may be the machine's moment, not the data). An interpreter SystemError or a grader fault is never the
+    student's data: it propagates."""
     try:
         inject("judge", problem)
-        return judge_outcome(fn, student, reference, test.options, path)
-    except (GraderFault, MemoryError, SystemError):
+        return _judge_twice_on_memory_error(fn, student, reference, test.options, path)
+    except (GraderFault, SystemError):
         raise
     except Exception as exc:
         try:

@@ -23,13 +23,17 @@ REF_OPS = k.source("reference", OPS)
 
 
 def park_snippet(tok: str) -> str:
-    """Code for Neg.forward: rename this process after the token, then wait to be killed."""
+    """Code for Neg.forward: rename this process after the token, then wait for a signal (SIGKILL ends it;
+    SIGUSR1 lets it go on, renamed back, and compute Neg.forward right)."""
     return (
         "def _hx_attack():\n"
-        "    import time\n"
+        "    import signal\n"
+        "    signal.signal(signal.SIGUSR1, lambda *args: None)\n"
         "    with open('/proc/self/comm', 'w') as comm:\n"
         f"        comm.write('{tok}')\n"
-        "    time.sleep(3600)\n"
+        "    signal.pause()\n"
+        "    with open('/proc/self/comm', 'w') as comm:\n"
+        "        comm.write('python')\n"
     )
 
 
@@ -67,24 +71,47 @@ def test_child_sigkills_itself(tmp_path, when):
     k.assert_normal(result, "network")
 
 
-def test_child_killed_from_outside_mid_probe(tmp_path):
-    """Like the OOM killer: the test SIGKILLs the child while a probe runs; only that probe fails."""
-    tok = k.token()
-    sub = parked_submission(tmp_path / "sub", tok)
-    box = {}
+def _grade_killing(sub, kill_every_time: bool):
+    """Grade `sub` while this test SIGKILLs the parked child from outside (as the OOM killer would): the first
+    time only (then lets every later child go on), or every time."""
+    box, tok = {}, sub.name
     worker = threading.Thread(target=lambda: box.update(result=k.grade(sub, ["ops", "network"])))
     worker.start()
+    first = True
     try:
-        for pid in wait_for(tok):
-            os.kill(int(pid), signal.SIGKILL)
+        while worker.is_alive():
+            for pid in k.marked_processes(tok):
+                os.kill(int(pid), signal.SIGKILL if first or kill_every_time else signal.SIGUSR1)
+                first = False
+            time.sleep(0.05)
     finally:
-        worker.join(120)
-    ops = k.problem(box["result"], "ops")
+        worker.join(180)
+    return box["result"]
+
+
+def test_a_child_killed_from_outside_once_is_run_again_and_graded_right(tmp_path):
+    """Like the OOM killer, once: not the student's code, so the probes it lost are run twice more (in fresh
+    children) and the grade is right; the note says so."""
+    tok = k.token()
+    result = _grade_killing(parked_submission(tmp_path / tok, tok), kill_every_time=False)
+    ops = k.problem(result, "ops")
+    assert ops.fault is None and ops.score == ops.max_score, k.text_of(ops)
+    assert any("run twice more" in n for n in ops.notes), ops.notes
+    k.assert_normal(result, "network")
+    assert not k.wait_gone(tok, 2.0)
+
+
+def test_a_child_killed_from_outside_every_time_is_the_students_when_the_reference_is_not(tmp_path):
+    """Killed every time while the reference solution graded the same way is not: the failure goes with the
+    student's code (the control run says the grader works); only that probe is lost."""
+    tok = k.token()
+    result = _grade_killing(parked_submission(tmp_path / tok, tok), kill_every_time=True)
+    ops = k.problem(result, "ops")
+    assert ops.fault is None
     assert {t.id for t in ops.tests if not t.passed} == k.NEG_TESTS
     assert "SIGKILL" in k.text_of(ops), k.text_of(ops)
-    assert ops.seconds < 20  # not the probe's 30 s timeout: the kill was noticed at once
-    k.assert_normal(box["result"], "network")
-    assert not k.wait_gone(tok, 2.0)
+    assert any("the failure is your code's" in n for n in ops.notes), ops.notes
+    k.assert_normal(result, "network")
 
 
 @pytest.fixture(scope="module")

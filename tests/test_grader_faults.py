@@ -17,7 +17,6 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import ROOT
-from graders import cgroups, probe
 from graders.batch import BatchOptions, run_batch
 from graders.cli import main
 from graders.faults import FAULT_KINDS, INJECT_ENV, reset_injections
@@ -165,9 +164,9 @@ def test_a_systemerror_the_students_code_raises_is_the_students(tmp_path):
 
 
 def test_a_fault_event_forged_by_the_students_code_is_not_a_grader_fault(tmp_path):
+    """Sent at import, after the harness said graded code runs: the results that follow are judged as usual."""
     forward = _problem(_grade(_submission(tmp_path, FORGES_A_FAULT), [PROBLEM]), PROBLEM)
     assert forward.fault is None and forward.score == forward.max_score, forward.fault
-    assert any("the failure is your code's" in n for n in forward.notes), forward.notes
 
 
 def test_a_process_killed_by_the_students_code_at_import_is_the_students(tmp_path):
@@ -176,14 +175,24 @@ def test_a_process_killed_by_the_students_code_at_import_is_the_students(tmp_pat
     assert "SIGKILL" in " ".join(t.message for t in forward.tests)
 
 
-def test_the_same_kill_with_the_hosts_oom_killer_at_work_is_the_graders(tmp_path, monkeypatch):
-    """SIGKILL while the host's out-of-memory killer killed more than the child's own group limit did: the
-    machine took the process, not the student's code (here the host's counter is made to rise)."""
-    counter = iter(range(0, 10_000, 3))
-    monkeypatch.setattr(cgroups, "host_oom_kills", lambda: next(counter))
-    forward = _problem(_grade(_submission(tmp_path, KILLS_ITSELF_AT_IMPORT), [PROBLEM]), PROBLEM)
-    assert forward.fault and "out-of-memory killer" in forward.fault, forward.fault
-    assert probe.cgroups is cgroups  # the probe stage reads the same counter
+def test_a_failure_that_may_be_the_graders_gives_no_second_chance():
+    """After a suspected failure the lost probes run twice more and the problem is judged on both repairs:
+    grade_problem keeps the worse (code that fails on purpose when its own result is bad gains nothing), and
+    the first run's other probes are kept."""
+    from graders.grade import _runs_to_judge
+    from graders.probe import ChildRun, ProbeOutcome
+    from graders.spec import load_problems
+
+    (spec,) = load_problems(only=[PROBLEM])
+    ok = lambda probe, value: ProbeOutcome(probe, "ok", value=value)
+    first = ChildRun(outcomes={"a": ok("a", 1), "b": ProbeOutcome("b", "missing", error_message="forged")},
+                     fault="harness fault: forged")
+    again = iter([ChildRun(outcomes={"a": ok("a", 9), "b": ok("b", "good")}),
+                  ChildRun(outcomes={"a": ok("a", 9), "b": ok("b", "bad")})])
+    runs, note = _runs_to_judge(spec, first, lambda name: next(again), 2026, None)
+    assert [r.outcomes["b"].value for r in runs] == ["good", "bad"]
+    assert all(r.outcomes["a"].value == 1 and r.fault is None for r in runs)  # the first run's probe is kept
+    assert "run twice more" in note and "worse" in note
 
 
 def test_a_child_that_ends_before_the_students_code_runs_is_a_grader_fault(tmp_path, inject):
@@ -236,3 +245,40 @@ def test_a_faulted_submission_imports_no_zero_into_the_lms(tmp_path, inject):
                                       similarity=False))
     (row,) = csv.DictReader((out / "grades.csv").read_text(encoding="utf-8").splitlines())
     assert row["status"] == "fault" and row["total"] == "" and row[PROBLEM] == "" and float(row[OTHER]) > 0, row
+
+
+#: finds the result pipe among its file descriptors and writes past the channel's byte budget (which every restart
+#: of the problem shares), then computes a wrong product (red team)
+FLOODS_THE_CHANNEL = '''
+def _flood():
+    import fcntl, os, stat
+    for fd in range(3, 100):
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            continue
+        if stat.S_ISFIFO(info.st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+            for _ in range(70):
+                os.write(fd, b"x" * (1 << 20) + b"\\n")
+
+
+_right_mul = Dual.__mul__
+
+
+def _mul(self, other):
+    _flood()
+    out = _right_mul(self, other)
+    return Dual(out.primal, 0.0 * out.tangent)
+
+
+Dual.__mul__ = _mul
+'''
+
+
+def test_a_restart_that_dies_on_what_graded_code_left_behind_is_the_students(tmp_path):
+    """Graded code used up the channel budget every restart shares: the restart's own start-up events are refused,
+    so it ends before the harness says graded code runs. That is not the grader's: graded code ran before, in
+    this run (red team: it was a grader fault, so the buggy code lost nothing)."""
+    forward = _problem(_grade(_submission(tmp_path, FLOODS_THE_CHANNEL), [PROBLEM]), PROBLEM)
+    assert forward.fault is None, forward.fault
+    assert forward.score < forward.max_score

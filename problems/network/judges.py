@@ -41,7 +41,8 @@ def dropped_hidden_layer(value, train, evals) -> Optional[str]:
         b2, rate = float(value.get("b2")), float(value.get("rate"))
     except (NotNumeric, TypeError, ValueError):
         return None
-    if hidden.ndim != 2 or hidden.shape[1] != w2.size or w2.size > 10 or train.shape[1] != hidden.shape[0]:
+    if hidden.ndim != 2 or hidden.shape[1] != w2.size or w2.size > 10 or train.shape[1] != hidden.shape[0] \
+            or evals.shape[1] != hidden.shape[0]:  # every output row is one batch: never broadcast other shapes
         return None
     if not np.allclose(evals, _sigmoid(hidden @ w2 + b2), rtol=1e-7, atol=1e-9):
         return None
