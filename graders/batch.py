@@ -325,7 +325,7 @@ def grade_task(task: GradeTask) -> GradedSubmission:
     fault = None
     try:
         options = GradeOptions(offering=task.offering, problems=list(task.problems), jobs=task.problem_jobs,
-                               seed=task.seed)
+                               seed=task.seed, figures=True)
         result = grade_submission(Path(task.source), options, name=task.name)
     except Exception as exc:  # a grader bug: this submission gets a fault row, the batch goes on
         fault = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"

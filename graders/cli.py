@@ -75,7 +75,7 @@ def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs
     from reports.render import render_submission
 
     try:
-        options = GradeOptions(offering=offering, problems=_problem_list(problems), jobs=jobs)
+        options = GradeOptions(offering=offering, problems=_problem_list(problems), jobs=jobs, figures=True)
         result = grade_submission(submission, options)
     except SpecError as exc:
         raise click.UsageError(printable(str(exc)))

@@ -85,13 +85,14 @@ class GradeOptions:
     seed: int = DEFAULT_SEED
     #: tighter child limits (e.g. {"probe_seconds": 3, "wall_seconds": 20}); never looser than the problem's
     limits: Optional[Dict[str, float]] = None
-    #: draw the reports' figures while grading (Gradescope writes no report: it skips them)
-    figures: bool = True
+    #: draw the report's figures while grading, so that one that cannot be drawn is a fault of its problem (the
+    #: commands that write reports, `grade` and `batch`, do; without them a report draws its figures itself)
+    figures: bool = False
 
 
 def grade_problem(
     spec: ProblemSpec, submission: Submission, workspace: Path, seed: int, limits: Optional[Dict[str, float]] = None,
-    figures: bool = True,
+    figures: bool = False,
 ) -> ProblemResult:
     """One problem: its own child, judged against the cached reference and mutants.
 

@@ -227,7 +227,7 @@ def run(root: Path) -> int:
         from .grade import GradeOptions, grade_submission
         from .record import results_json
 
-        result = grade_submission(submission_source(root / "submission"), GradeOptions(figures=False), name="submission")
+        result = grade_submission(submission_source(root / "submission"), GradeOptions(), name="submission")
         doc = results_json(result)
         print(summary_text(result))
         for fault in result.faults:

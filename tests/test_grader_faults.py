@@ -55,7 +55,7 @@ def _submission(tmp_path: Path, forward_text: str = "") -> Path:
 
 
 def _grade(sub: Path, problems=(PROBLEM, OTHER)):
-    return grade_submission(sub, GradeOptions(offering=OFFERING, problems=list(problems)))
+    return grade_submission(sub, GradeOptions(offering=OFFERING, problems=list(problems), figures=True))
 
 
 def _problem(result, pid):
@@ -71,7 +71,7 @@ def _rule(kind: str, times: str = "") -> str:
 @pytest.mark.parametrize("kind", sorted(FAULT_KINDS))
 def test_a_fault_of_the_moment_is_retried_and_the_grade_is_right(tmp_path, inject, kind):
     inject(_rule(kind, "*1"))
-    result = _grade(_submission(tmp_path))
+    result = _grade(_submission(tmp_path), [PROBLEM])
     for p in result.problems:
         assert p.fault is None and p.score == p.max_score, (kind, p.id, p.fault, [t.message for t in p.tests if not t.passed])
     assert not result.faults

@@ -69,19 +69,21 @@ def test_python310_installs_the_grader_and_grades_the_reference_to_full_marks(tm
     probe = run([python, "-c", "import sys, importlib.util as u; print(sys.version_info[:2], u.find_spec('tomllib'), "
                  "u.find_spec('tomli') is not None)"], env=env, cwd=tmp_path, timeout=60)
     assert probe.stdout.split() == ["(3,", "10)", "None", "True"], probe.stdout
-    # one cache shared by 3.10 and this interpreter (3.11), graded in turn: 3.10, 3.11, 3.10 again. Bytecode and
-    # reference runs are per interpreter (graders.cache keys them by runtime): each gets full marks every time.
+    # one cache shared by 3.10 and this interpreter (3.11), graded in turn: 3.10 (every problem), 3.11, 3.10 again
+    # (autodiff: its stack holds the other problems' solutions as bytecode, which is per interpreter, as the reference
+    # runs are; graders.cache keys them by runtime): full marks every time.
     graders = {"3.10": [venv / "bin" / "autograde"], "this": [sys.executable, "-m", "graders"]}
     this_env = {**env, "PYTHONPATH": str(source)}
-    for turn, who in enumerate(["3.10", "this", "3.10"]):
+    for turn, (who, only) in enumerate([("3.10", []), ("this", ["--problems", "autodiff"]), ("3.10", ["--problems", "autodiff"])]):
         out = tmp_path / f"out{turn}"
-        run([*graders[who], "grade", source / "reference", "--out", out], env=this_env if who == "this" else env,
+        run([*graders[who], "grade", source / "reference", "--out", out, *only], env=this_env if who == "this" else env,
             cwd=tmp_path, timeout=400)
         doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
         failed = [f'{t["name"]}: {t["output"]}' for t in doc["tests"] if t["status"] != "passed"]
         assert not failed, f"the reference lost points on Python {who} (turn {turn}):\n" + "\n".join(failed)
         total = sum(p["max_score"] for p in doc["extra_data"]["problems"].values())
-        assert doc["score"] == total == get_offering().max_score and doc["extra_data"]["errors"] == []
-        assert doc["extra_data"]["faults"] == []
+        assert doc["score"] == total > 0 and doc["extra_data"]["errors"] == [] and doc["extra_data"]["faults"] == []
+        if not only:
+            assert total == get_offering().max_score
     (version,) = (tmp_path / "cache").iterdir()  # one grader version, one folder per interpreter under it
     assert sorted(p.name.rsplit("-", 1)[0] for p in version.iterdir()) == ["cpython-310", f"cpython-{sys.version_info[0]}{sys.version_info[1]}"]
