@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from . import paths
-from .cache import cache_root, cached_dir, locked  # noqa: F401 (re-exported: the stages' cache)
+from .cache import cached_dir
 from .make_template import _walk
 from .spec import ProblemSpec, load_problems
 from .template import has_markers, strip_file

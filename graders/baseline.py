@@ -24,8 +24,6 @@ from .intake import parse_python
 from .probe import ChildConfig, ChildLimits, ChildRun, ProbeOutcome, run_child
 from .spec import ProblemSpec, problem_module
 
-__all__ = ["GraderFault"]  # re-exported: the stages raise it from here
-
 DEFAULT_SEED = 2026
 
 

@@ -51,7 +51,6 @@ DASK_CONNECT_TIMEOUT = "15s"
 FAULT_MESSAGE = "not graded: the grader failed on this submission (course staff notified)"
 
 
-
 class BatchUsageError(Exception):
     """The batch cannot start (bad folder, clashing names, unreachable scheduler, busy DIR)."""
 

@@ -235,27 +235,28 @@ def cached_dir(name: str, build: Callable[[Path], object]) -> Path:
 
 def read_sealed(path: Path) -> Optional[Any]:
     """The document of a sealed JSON file, or None if it is missing, foreign, unreadable or does not match
-    its seal (a truncated or edited file)."""
+    its seal (a truncated or edited file). The file is a header line (runtime, sha256) and the document's JSON,
+    hashed as it is stored."""
     try:
         if _foreign(path.lstat()) or path.is_symlink():
             return None
-        sealed = json.loads(path.read_text(encoding="utf-8"))
-        body = json.dumps(sealed["document"], sort_keys=True)
-        if sealed.get("runtime") != runtime_facts() or hashlib.sha256(body.encode()).hexdigest() != sealed["sha256"]:
+        header, _, body = path.read_bytes().partition(b"\n")
+        seal = json.loads(header)
+        if seal.get("runtime") != runtime_facts() or hashlib.sha256(body).hexdigest() != seal["sha256"]:
             return None
-        return sealed["document"]
-    except (OSError, ValueError, KeyError, TypeError):
+        return json.loads(body)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
 def write_sealed(path: Path, document: Any) -> None:
-    """Write `document` with its sha256 and runtime, atomically (a temporary name, then a rename)."""
-    body = json.dumps(document, sort_keys=True)
-    sealed = {"runtime": runtime_facts(), "sha256": hashlib.sha256(body.encode()).hexdigest(), "document": document}
+    """Write `document` under a header with its sha256 and runtime, atomically (a temporary name, then a rename)."""
+    body = json.dumps(document).encode()
+    header = json.dumps({"runtime": runtime_facts(), "sha256": hashlib.sha256(body).hexdigest()}).encode()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.tmp{os.getpid()}.{threading.get_ident()}")
     try:
-        tmp.write_text(json.dumps(sealed), encoding="utf-8")
+        tmp.write_bytes(header + b"\n" + body)
         tmp.chmod(0o644)
         tmp.replace(path)
     except OSError as exc:

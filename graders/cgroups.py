@@ -207,4 +207,3 @@ def _unavailable(why: str) -> None:
         print(f"autograde: no control group per sandbox ({why}): memory and process limits are per process only",
               file=sys.stderr)
     return None
-

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 #: where a fault can be injected, and what it stands for
 FAULT_KINDS: Dict[str, str] = {
@@ -61,16 +61,17 @@ class _Rule:
 
 
 _LOCK = threading.Lock()
-_RULES: Dict[str, Tuple[str, list]] = {}
+#: (the AUTOGRADE_INJECT_FAULTS value, its rules with their counts), parsed at first use
+_PARSED: Optional[Tuple[str, List[_Rule]]] = None
 
 
-def _rules() -> list:
+def _rules() -> List[_Rule]:
     """The parsed rules of the current AUTOGRADE_INJECT_FAULTS value (re-parsed when it changes, so counts
-    start afresh for a new value)."""
+    start afresh for a new value). Called under _LOCK."""
+    global _PARSED
     raw = os.environ.get(INJECT_ENV, "")
-    cached = _RULES.get("current")
-    if cached is not None and cached[0] == raw:
-        return cached[1]
+    if _PARSED is not None and _PARSED[0] == raw:
+        return _PARSED[1]
     rules = []
     for item in filter(None, (part.strip() for part in raw.split(","))):
         item, _, times = item.partition("*")
@@ -78,14 +79,15 @@ def _rules() -> list:
         if kind not in FAULT_KINDS:
             raise ValueError(f"{INJECT_ENV}: unknown fault kind '{kind}' (known: {', '.join(FAULT_KINDS)})")
         rules.append(_Rule(kind, problem or None, int(times) if times else None))
-    _RULES["current"] = (raw, rules)
+    _PARSED = (raw, rules)
     return rules
 
 
 def reset_injections() -> None:
     """Start the injection counts afresh (tests that reuse one AUTOGRADE_INJECT_FAULTS value)."""
+    global _PARSED
     with _LOCK:
-        _RULES.clear()
+        _PARSED = None
 
 
 def injected(kind: str, problem: Optional[str] = None) -> bool:

@@ -186,11 +186,6 @@ def suspected_failures(run: ChildRun) -> Dict[str, str]:
     return found
 
 
-#: exceptions that say the interpreter or the machine failed, not the code it ran (when graded code raises
-#: them itself, the control run tells)
-MACHINE_ERRORS = ("SystemError",)
-
-
 def _recorded_error(value: Any, types: Sequence[str]) -> Optional[str]:
     """The type of the first error record (`{"__error__": {"type": ...}}`) of one of `types` in a probe's data."""
     stack = [value]

@@ -7,7 +7,6 @@ be built at all, a grader fault: never a silently lower score.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path
@@ -69,11 +68,10 @@ def _other_magic(path: Path) -> None:
 
 
 def _edit_run(path: Path) -> None:
-    """Valid JSON that is not what was measured: the first number of a result moved."""
-    sealed = json.loads(path.read_text())
-    text = json.dumps(sealed)
-    i = next(i for i, c in enumerate(text) if c.isdigit() and text[i - 1] in " [")
-    path.write_text(text[:i] + str((int(text[i]) + 1) % 10) + text[i + 1:])
+    """Valid JSON that is not what was measured: the first number of the document moved (its header kept)."""
+    header, _, body = path.read_text().partition("\n")
+    i = next(i for i, c in enumerate(body) if c.isdigit() and body[i - 1] in " [")
+    path.write_text(header + "\n" + body[:i] + str((int(body[i]) + 1) % 10) + body[i + 1:])
 
 
 CORRUPTIONS = {
