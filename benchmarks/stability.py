@@ -1,11 +1,11 @@
 """Stability under load: does a valid solution ever lose a point to a busy machine?
 
-Grades the reference (every problem) and every valid variant of every problem (`problems/<id>/valid/*.py`, the
-valid submissions of `tests/files/submissions` and the course-style ones the tests give full marks) N times
-while the CPUs are oversubscribed (by default two busy processes per core: half spinning in Python, half
-streaming memory with NumPy), and prints every point lost: the false losses. The quadratic cases (the instructor
-mutant and the suite's quadratic submissions) are graded under the same load and must lose their time points
-every time.
+Grades the reference (every problem) and every valid case of every problem that expects full marks
+(`problems/<id>/valid/`, tests/cases.py: those without FAILS or LABELS) N times while the CPUs are
+oversubscribed (by default two busy processes per core: half spinning in Python, half streaming memory with
+NumPy), and prints every point lost: the false losses. The quadratic cases (the instructor mutants and
+autodiff's buggy cases that expect `quadratic-traversal`) are graded under the same load and must lose their
+time points every time.
 
 Prints figures, not a verdict for CI:
     valid: <cases> cases x <runs> runs = <gradings> gradings; false losses: <k>
@@ -17,7 +17,6 @@ Usage: python benchmarks/stability.py [--runs 10] [--hogs-per-core 2] [--hog mix
 from __future__ import annotations
 
 import argparse
-import ast
 import multiprocessing
 import os
 import shutil
@@ -30,13 +29,14 @@ from typing import Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from graders.baseline import mutant_source  # noqa: E402
 from graders.grade import GradeOptions, grade_submission  # noqa: E402
 from graders.offering import grading_offering  # noqa: E402
 from graders.spec import load_problems  # noqa: E402
+from cases import problem_cases  # noqa: E402
 
-SUBMISSIONS = ROOT / "tests" / "files" / "submissions"
 TIME_TEST = ("autodiff", "time_doubling")
 
 
@@ -53,27 +53,6 @@ class Case:
 # ------------------------------------------------------------------ the cases
 
 
-def _literal(path: Path, name: str) -> object:
-    """The value of the top-level assignment `name = <literal or call>` of a test module (read, never run)."""
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        targets = [getattr(t, "id", None) for t in getattr(node, "targets", [getattr(node, "target", None)])]
-        if name in targets:
-            return node.value
-    raise LookupError(f"{path}: no {name}")
-
-
-def suite_valid_variants() -> List[str]:
-    """The valid submissions of tests/files/submissions: VALID of test_grader_mutants.py, and the course-style
-    autodiff variants test_autodiff_verdicts.py expects full marks for (`Expected(score=40.0)` alone)."""
-    names = list(ast.literal_eval(_literal(ROOT / "tests" / "test_grader_mutants.py", "VALID")))
-    course = _literal(ROOT / "tests" / "test_autodiff_verdicts.py", "COURSE")
-    for key, value in zip(course.keys, course.values):
-        keywords = {k.arg for k in getattr(value, "keywords", [])}
-        if keywords == {"score"} and ast.literal_eval(value.keywords[0].value) == 40.0:
-            names.append(ast.literal_eval(key))
-    return sorted(names)
-
-
 def _single_file(work: Path, name: str, rel: str, source: Path) -> Path:
     folder = work / name
     (folder / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -82,22 +61,20 @@ def _single_file(work: Path, name: str, rel: str, source: Path) -> Path:
 
 
 def valid_cases(work: Path) -> List[Case]:
-    specs = {s.id: s for s in load_problems()}
-    cases = [Case("reference", ROOT / "reference", "all", tuple(specs))]
-    for spec in specs.values():
-        for path in sorted((spec.folder / "valid").glob("*.py")):
-            folder = _single_file(work, f"{spec.id}-{path.stem}", spec.swap.file, path)
-            cases.append(Case(f"{spec.id}/valid/{path.name}", folder, grading_offering(spec.id), (spec.id,)))
-    for variant in suite_valid_variants():
-        problem = variant.split("_", 1)[0]
-        cases.append(Case(variant, SUBMISSIONS / variant, grading_offering(problem), (problem,)))
+    cases = [Case("reference", ROOT / "reference", "all", tuple(s.id for s in load_problems()))]
+    for case in problem_cases(("valid",)):
+        if case.fails or case.labels:  # a valid case that says it loses points
+            continue
+        folder = case.build(work / case.id.replace("/", "-"))
+        cases.append(Case(case.id, folder, case.offering or grading_offering(case.problem.id), (case.problem.id,)))
     return cases
 
 
 def quadratic_cases(work: Path) -> List[Case]:
-    """Submissions that are quadratic in time: the suite's and every instructor mutant naming it."""
+    """Submissions that are quadratic in time: the problem's buggy cases and the instructor mutants naming it."""
     spec = next(s for s in load_problems() if s.id == TIME_TEST[0])
-    cases = [Case(p.name, p, "all", (spec.id,)) for p in sorted(SUBMISSIONS.glob("autodiff_quadratic*"))]
+    cases = [Case(c.id, c.build(work / c.id.replace("/", "-")), "all", (spec.id,))
+             for c in problem_cases(("buggy",)) if c.problem.id == spec.id and c.expect == "quadratic-traversal"]
     for path in sorted((spec.folder / "mutants").glob("*.py")):
         if "quadratic-traversal" in path.read_text(encoding="utf-8"):
             folder = _single_file(work, f"mutant-{path.stem}", spec.swap.file, mutant_source(spec, path))

@@ -48,6 +48,8 @@ SETUP_SH = r"""#!/usr/bin/env bash
 #   AUTOGRADER_PYTHON     the interpreter to build the venv from (default python3: the image's own; needs >= 3.10,
 #                         which Gradescope's Ubuntu 22.04 base image has)
 #   AUTOGRADER_VENV_OPTS  extra `python -m venv` options (e.g. --system-site-packages)
+#   AUTOGRADER_SITE_DIRS  site-packages folders (':'-separated) the venv also sees, e.g. another venv's whose
+#                         packages are already installed (the project's tests: nothing is downloaded)
 #   AUTOGRADER_PIP_OPTS   extra `pip install` options (e.g. --no-index --no-build-isolation)
 #   AUTOGRADER_NO_APT=1   never call apt-get
 #   AUTOGRADE_CACHE       where the reference/mutant runs are cached (default $AUTOGRADER_ROOT/cache)
@@ -90,6 +92,13 @@ chmod 755 "$SOURCE/run_autograder" "$ROOT/run_autograder" 2>/dev/null || true
 rm -rf "$VENV"
 # shellcheck disable=SC2086
 "$PYTHON" -m venv ${AUTOGRADER_VENV_OPTS:-} "$VENV"
+if [ -n "${AUTOGRADER_SITE_DIRS:-}" ]; then
+  "$VENV/bin/python" - "$AUTOGRADER_SITE_DIRS" <<'PY'
+import sys, sysconfig
+with open(sysconfig.get_paths()["purelib"] + "/autograder-site-dirs.pth", "w") as pth:
+    pth.write("".join(f"import site; site.addsitedir({d!r})\n" for d in sys.argv[1].split(":") if d))
+PY
+fi
 # shellcheck disable=SC2086
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check ${AUTOGRADER_PIP_OPTS:-} "$SOURCE"
 

@@ -9,6 +9,10 @@ exclusive test takes the lock exclusively. A gate lock in front keeps exclusive 
 
 import fcntl
 import os
+import site
+import subprocess
+import sys
+import sysconfig
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +20,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def venv_seeing_these_packages(dest: Path) -> Path:
+    """A new venv at `dest` that also sees this interpreter's site-packages (its pip, setuptools, numpy, ...),
+    also when this interpreter is itself a venv: `--system-site-packages` would show the *base* interpreter's,
+    which may have no setuptools or wheel at all. Returns its python."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(dest)], check=True, timeout=120)
+    python = dest / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             check=True, capture_output=True, text=True, timeout=60).stdout.strip()
+    dirs = dict.fromkeys([*site.getsitepackages(), sysconfig.get_paths()["purelib"]])
+    lines = "".join(f"import site; site.addsitedir({d!r})\n" for d in dirs)
+    (Path(purelib) / "outer-site-packages.pth").write_text(lines, encoding="utf-8")
+    return python
 
 
 def _lock_dir():
@@ -80,12 +98,23 @@ def pytest_runtest_protocol(item, nextitem):
 
 #: the files that take longest (minutes: fresh venvs, whole classes graded, twenty gradings): run first, so
 #: that under `-n 2` the two workers finish together instead of one waiting on a long file at the end
-HEAVY_FIRST = ("test_python310.py", "test_training_verdicts.py", "test_determinism.py", "test_grader_mutants.py",
-               "test_hostile.py", "test_autodiff_verdicts.py", "test_batch.py", "test_browser.py",
-               "test_hostile_probes.py", "test_check_problems.py", "test_unprivileged.py", "test_student_template.py")
+HEAVY_FIRST = ("test_python310.py", "test_hostile_probes.py", "test_determinism.py", "test_batch.py", "test_hostile.py",
+               "test_browser.py", "test_unprivileged.py", "test_check_problems.py", "test_student_template.py",
+               "test_grader_mutants.py")
 
 
+#: files whose tests are independent gradings: spread one test at a time over the workers, run last so that they
+#: fill the workers' ends (every other file runs whole on one worker: its module fixtures are computed once)
+SPREAD_LAST = ("test_problem_cases.py",)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the xdist_group marks (`--dist loadgroup`)
 def pytest_collection_modifyitems(config, items):
-    """Heaviest files first (a stable sort: the order inside a file and among the rest is kept)."""
+    """Heaviest files first, the spread files last (a stable sort: the order inside a file is kept); every test
+    of a file not spread is grouped with its file."""
     rank = {name: i for i, name in enumerate(HEAVY_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(HEAVY_FIRST)))
+    last = len(HEAVY_FIRST) + 1
+    items.sort(key=lambda item: last if item.path.name in SPREAD_LAST else rank.get(item.path.name, len(HEAVY_FIRST)))
+    for item in items:
+        if item.path.name not in SPREAD_LAST:
+            item.add_marker(pytest.mark.xdist_group(item.path.name))

@@ -2,7 +2,7 @@
 test_determinism).
 
 An attack lives in tests/files/hostile/<name>.py as a snippet appended to a base file
-(a known-buggy variant, the reference or the blank template). A snippet defines
+(a problem's valid or buggy case, the reference or the blank template). A snippet defines
 `_hx_attack()`; `compose` appends it and arms it at import time or inside one
 function the probes call, so the same base without the snippet is the baseline.
 Placeholders `@@NAME@@` in a snippet are filled by `compose` (a per-test token,
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 import signal
 import socket
 import threading
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence
 
+from cases import case_named
 from graders import sandbox
 from graders.grade import GradeOptions, GradeResult, grade_submission
 from graders.score import ProblemResult
@@ -33,7 +33,6 @@ from graders.score import ProblemResult
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "reference"
 TEMPLATE = ROOT / "student_template"
-SUBMISSIONS = ROOT / "tests" / "files" / "submissions"
 HOSTILE = ROOT / "tests" / "files" / "hostile"
 
 FILES = {
@@ -81,9 +80,19 @@ def token() -> str:
 
 
 def source(base: str, rel: str) -> str:
-    """The text of `rel` in a base: "reference", "template" or a variant of tests/files/submissions."""
-    folder = {"reference": REFERENCE, "template": TEMPLATE}.get(base, SUBMISSIONS / base)
-    return (folder / rel).read_text(encoding="utf-8")
+    """The text of `rel` in a base: "reference", "template" or a problem's case "<problem>/<kind>/<name>"
+    (tests/cases.py: a delta comes appended to the reference's file)."""
+    if base in ("reference", "template"):
+        return ({"reference": REFERENCE, "template": TEMPLATE}[base] / rel).read_text(encoding="utf-8")
+    return case_named(base).files()[rel].decode("utf-8")
+
+
+def delta(case_id: str) -> str:
+    """A delta case's own definitions, to append to a file that already holds the reference's (several
+    cases in one file: `source(first, rel) + delta(second)`)."""
+    case = case_named(case_id)
+    assert case.path.is_file(), f"{case_id} is a whole submission, not a delta"
+    return case.path.read_text(encoding="utf-8")
 
 
 def snippet(name: str, **subs: object) -> str:
@@ -310,9 +319,9 @@ def tree_digest(root: Path) -> Dict[str, tuple]:
     return out
 
 
-def copy_variant(dest: Path, variant: str) -> Path:
-    shutil.copytree(SUBMISSIONS / variant, dest, dirs_exist_ok=True)
-    return dest
+def build_case(dest: Path, case_id: str) -> Path:
+    """The submission of a problem's case "<problem>/<kind>/<name>" (tests/cases.py), written under `dest`."""
+    return case_named(case_id).build(dest)
 
 
 @dataclass

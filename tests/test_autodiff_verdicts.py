@@ -1,125 +1,28 @@
 """Autodiff verdicts a TA would give: points and misconception labels only on evidence about THIS submission.
 
-Two layers:
-
-* course-style submissions (tests/files/submissions/autodiff_course_*: the starter's `autodiff.py`
-  shape, the Variable protocol, `# BEGIN ASSIGN2_1` blocks; written for this suite) graded end to
-  end: valid ones written differently keep full marks with no label, buggy ones lose points and
-  carry exactly their own label and no other;
-* the judges' rules on hand-made probe data (fast, one rule per test), and the instrumented nodes
-  compared with the framework's own Scalars and Tensors.
+The judges' rules on hand-made probe data (fast, one rule per test), and the instrumented nodes compared
+with the framework's own Scalars and Tensors. Whole submissions, among them course-style ones (the
+starter's `autodiff.py` shape, `# BEGIN ASSIGN2_1` blocks), are the problem's own cases
+(problems/autodiff/valid/, problems/autodiff/buggy/), graded with their exact verdicts in
+test_problem_cases.py.
 """
 
 import itertools
 import random
 import sys
-from dataclasses import dataclass
-from typing import Dict, FrozenSet, Optional
 
 import numpy as np
 import pytest
 
 from conftest import ROOT
-from graders.grade import GradeOptions, grade_submission
 from graders.baseline import problem_hooks
 from graders.judge import same_outcome
 from graders.probe import ProbeOutcome
 from graders.spec import load_problems
 
-SUBMISSIONS = ROOT / "tests" / "files" / "submissions"
 #: the autodiff problem's own judges (problems/autodiff/judges.py)
 _AUTODIFF = problem_hooks(next(p for p in load_problems() if p.id == "autodiff"))
 linear_work, time_ratio, work_growth = _AUTODIFF.linear_work, _AUTODIFF.time_ratio, _AUTODIFF.work_growth
-
-
-@dataclass(frozen=True)
-class Expected:
-    """What a TA would conclude about a course-style submission."""
-
-    #: the misconceptions the problem must name, exactly (most evident first is not checked)
-    labels: FrozenSet[str] = frozenset()
-    #: hidden tests that must pass / must fail (the rest are free)
-    passes: FrozenSet[str] = frozenset()
-    fails: FrozenSet[str] = frozenset()
-    #: exact score, when the whole verdict is known
-    score: Optional[float] = None
-
-
-COMPLEXITY = frozenset({"work_on_diamonds", "work_on_framework", "time_doubling"})
-DEEP = frozenset({"deep_chain_3000", "deep_chain_10000", "deep_scalar_chain", "deep_tensor_chain"})
-ORDER = frozenset({"topological_order_random", "topological_order_scalars"})
-
-#: course-style variant -> the verdict it deserves
-COURSE: Dict[str, Expected] = {
-    # valid, written differently: the course's DFS order, Kahn's as a generator, framework-style history walking
-    "autodiff_course_postorder": Expected(score=40.0),
-    "autodiff_course_generator_kahn": Expected(score=40.0),
-    "autodiff_course_history_walk": Expected(score=40.0),
-    # the output last: named by the order itself, never `seed-derivative-ignored` (it uses deriv)
-    "autodiff_course_not_reversed": Expected(
-        labels=frozenset({"order-not-reversed"}), fails=ORDER | COMPLEXITY | DEEP | {"derivative_argument"}),
-    # first-touch processing that sums correctly: `not-topological`, never `no-fanout-accumulation`
-    "autodiff_course_first_touch": Expected(
-        labels=frozenset({"not-topological"}), passes=ORDER, fails=COMPLEXITY | {"fan_out"}),
-    "autodiff_course_bfs": Expected(labels=frozenset({"not-topological"}), fails=ORDER),
-    "autodiff_course_overwrite": Expected(labels=frozenset({"no-fanout-accumulation"}), passes=ORDER, fails={"fan_out"}),
-    # linear time on wrong derivatives earns no complexity points, and no label fits
-    "autodiff_course_unchained": Expected(
-        passes=ORDER | {"deep_chain_3000", "deep_chain_10000", "deep_scalar_chain"}, fails=COMPLEXITY | {"fan_out"}),
-    # the real course student's last version: only the recursion is wrong
-    "autodiff_course_recursive_yield": Expected(labels=frozenset({"recursion-limit"}), fails=DEEP, score=35.0),
-    # sys.setrecursionlimit is a no-op while grading: raising (and restoring) it hides no recursion, and a
-    # leftover call in an iterative sort costs nothing
-    "autodiff_course_recursive_restored_limit": Expected(labels=frozenset({"recursion-limit"}), fails=DEEP, score=35.0),
-    "autodiff_course_iterative_raised_limit": Expected(score=40.0),
-    # written for an older API: crashes everywhere but in the sort; a crash names nothing
-    "autodiff_course_old_api": Expected(passes=ORDER, score=5.0),
-}
-
-
-@pytest.fixture(scope="module")
-def course_graded():
-    return {
-        name: grade_submission(SUBMISSIONS / name, GradeOptions(problems=["autodiff"])).problems[0]
-        for name in sorted(COURSE)
-    }
-
-
-def _failures(problem):
-    return [(t.id, t.misconception, t.message[:160]) for t in problem.tests if not t.passed]
-
-
-@pytest.mark.parametrize("variant", sorted(COURSE))
-def test_course_style_submission_gets_the_verdict_it_deserves(course_graded, variant):
-    problem, expected = course_graded[variant], COURSE[variant]
-    assert problem.fault is None, problem.fault
-    assert set(problem.misconceptions) == expected.labels, _failures(problem)
-    for test in problem.tests:  # no test carries a label the problem does not deserve
-        assert test.misconception in expected.labels | {None}, (test.id, test.misconception, test.message)
-        if test.misconception is not None:
-            assert not test.passed
-    by_id = {t.id: t for t in problem.tests}
-    assert {i for i in expected.passes if not by_id[i].passed} == set(), _failures(problem)
-    assert {i for i in expected.fails if by_id[i].passed} == set(), _failures(problem)
-    if expected.score is not None:
-        assert problem.score == pytest.approx(expected.score), _failures(problem)
-    else:
-        assert problem.score < problem.max_score
-
-
-def test_complexity_points_need_right_derivatives_in_the_same_runs(course_graded):
-    """Linear time and linear work on wrong derivatives: nothing, and the message says why."""
-    tests = {t.id: t for t in course_graded["autodiff_course_unchained"].tests}
-    assert "wrong derivatives" in tests["time_doubling"].message
-    assert "wrong derivatives" in tests["work_on_diamonds"].message
-    assert tests["time_doubling"].score == tests["work_on_diamonds"].score == 0
-
-
-def test_the_order_is_named_even_when_the_backward_pass_fails(course_graded):
-    tests = {t.id: t for t in course_graded["autodiff_course_not_reversed"].tests}
-    for test_id in ORDER:
-        assert tests[test_id].misconception == "order-not-reversed"
-        assert "output first" in tests[test_id].message
 
 
 # --------------------------------------------------------------- rules on hand-made data

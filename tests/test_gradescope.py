@@ -2,7 +2,7 @@
 
 `autograde gradescope-zip` builds the archive; it is unpacked the way Gradescope
 does (into <root>/source, run_autograder copied to <root>/run_autograder), its
-setup.sh runs (into a throwaway venv that sees this interpreter's packages, so
+setup.sh runs (into a throwaway venv that sees this interpreter's site-packages, so
 nothing is downloaded), then run_autograder grades a submission and the
 results.json it writes is validated against Gradescope's schema and the
 contract's extras (tests/files/gradescope_results.schema.json).
@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import site
 import subprocess
 import sys
 import zipfile
@@ -56,8 +57,10 @@ def environment(tree: Path, cache: Path) -> dict:
     env.update(
         AUTOGRADER_ROOT=str(tree),
         AUTOGRADER_PYTHON=sys.executable,
-        # a venv seeing this interpreter's packages, without the old bundled pip/setuptools
-        AUTOGRADER_VENV_OPTS="--system-site-packages --without-pip",
+        # a venv seeing this interpreter's packages (also when it is itself a venv, whose base interpreter may
+        # have no setuptools or wheel: its site-packages are added), without the old bundled pip/setuptools
+        AUTOGRADER_VENV_OPTS="--without-pip",
+        AUTOGRADER_SITE_DIRS=":".join(site.getsitepackages()),
         AUTOGRADER_PIP_OPTS="--no-index --no-build-isolation --no-deps",
         AUTOGRADER_NO_APT="1",
         AUTOGRADE_CACHE=str(cache),

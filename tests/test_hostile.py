@@ -54,8 +54,8 @@ FORGE_VARIANTS = ["loaded", "fault", "start", "deep_value", "bad_result", "done"
 def faked(tmp_path_factory):
     """Attacks on known-buggy bases, and those bases alone: {name: (attacked result, base result)}."""
     tmp = tmp_path_factory.mktemp("faked")
-    ops_bugs = k.source("ops_forward_bugs", OPS)
-    dfs = k.source("autodiff_dfs_preorder", AD)
+    ops_bugs = k.source("ops/buggy/forward_bugs", OPS)
+    dfs = k.source("autodiff/buggy/dfs_preorder", AD)
     liar = k.compose(dfs, AD, "liar_values")
     extras_user = k.compose(k.source("reference", NET), NET, "extras_user", gate="_hx_right_only_if_extras_ran")
     tok = k.token()
@@ -425,7 +425,7 @@ def test_fake_results_everywhere_including_the_out_dir(tmp_path):
     results.json into every directory it can reach, including the --out directory of any command line it sees."""
     out = tmp_path / "out"
     tok = k.token()
-    text = k.compose(k.source("network_no_relu", NET), NET, "forge_output", token=tok, out=out)
+    text = k.compose(k.source("network/buggy/no_relu", NET), NET, "forge_output", token=tok, out=out)
     sub = k.build(tmp_path / "sub", {NET: text})
     proc = subprocess.run(
         [sys.executable, "-m", "graders", "grade", str(sub), "--out", str(out), "--problems", "network",
@@ -436,7 +436,7 @@ def test_fake_results_everywhere_including_the_out_dir(tmp_path):
     assert "1000" not in proc.stdout and "All tests passed" not in proc.stdout
     doc = json.loads((out / "results.json").read_text())
     assert doc.get("extra_data", {}).get("forged") is None
-    baseline = k.problem(k.grade(k.copy_variant(tmp_path / "base", "network_no_relu"), ["network"]), "network")
+    baseline = k.problem(k.grade(k.build_case(tmp_path / "base", "network/buggy/no_relu"), ["network"]), "network")
     assert doc["score"] == baseline.score < baseline.max_score
     roots = [tmp_path, Path("/tmp"), Path.home(), k.ROOT, Path(os.environ["AUTOGRADE_CACHE"])]
     assert not k.files_containing(tok, roots, name="results.json")
@@ -446,7 +446,7 @@ def test_fake_results_everywhere_including_the_out_dir(tmp_path):
 
 
 def test_patched_clock_does_not_pass_the_timing_test(tmp_path):
-    slow = k.compose(k.source("autodiff_kahn", AD), AD, "slow_time")  # right values, superlinear time (sleeps)
+    slow = k.compose(k.source("autodiff/valid/kahn", AD), AD, "slow_time")  # right values, superlinear time (sleeps)
     results = grade_all(2, {
         "attack": (k.build(tmp_path / "a", {AD: slow + "\n" + k.snippet("timing") + "\n_hx_attack()\n"}), ["autodiff"], None),
         "base": (k.build(tmp_path / "b", {AD: slow}), ["autodiff"], None),
@@ -457,7 +457,7 @@ def test_patched_clock_does_not_pass_the_timing_test(tmp_path):
 
 
 def test_patched_numpy_does_not_pass_the_dropout_flags(tmp_path):
-    buggy = k.source("network_dropout_always", NET)
+    buggy = k.source("network/buggy/dropout_always", NET)
     attacked = k.problem(k.grade(k.build(tmp_path / "a", {NET: k.compose(buggy, NET, "numpy_std")}), ["network"]), "network")
     base = k.problem(k.grade(k.build(tmp_path / "b", {NET: buggy}), ["network"]), "network")
     assert base.score < base.max_score
@@ -465,7 +465,7 @@ def test_patched_numpy_does_not_pass_the_dropout_flags(tmp_path):
 
 
 def test_unreadable_student_values_are_not_grader_faults(tmp_path):
-    valid = k.source("autodiff_kahn", AD)
+    valid = k.source("autodiff/valid/kahn", AD)
     # at the first call (the probes package is imported by then)
     attacked = k.problem(k.grade(k.build(tmp_path / "a", {AD: k.compose(valid, AD, "judge_crash", when="call")}),
                                  ["autodiff"]), "autodiff")
@@ -478,7 +478,7 @@ def test_unreadable_student_values_are_not_grader_faults(tmp_path):
 def test_a_module_planted_under_a_probe_helpers_name_is_not_imported(tmp_path):
     """Graded code runs before the probes are imported: a module it planted as `probes.graphs` is dropped, the
     probes import their own helpers, and a valid solution keeps full marks (no fault, no missing probe)."""
-    valid = k.source("autodiff_kahn", AD)
+    valid = k.source("autodiff/valid/kahn", AD)
     attacked = k.problem(k.grade(k.build(tmp_path / "a", {AD: k.compose(valid, AD, "probe_module_preload")}),
                                  ["autodiff"]), "autodiff")
     assert attacked.fault is None, attacked.fault.splitlines()[0]

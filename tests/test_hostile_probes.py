@@ -9,7 +9,7 @@ keep the recursion points.
 
 Attacks are snippets in tests/files/hostile/probe_*.py appended to a base (see hostile_kit):
 
-* recursion attacks sit on a recursive but otherwise right DFS (`autodiff_recursive`): every deep
+* recursion attacks sit on a recursive but otherwise right DFS (`autodiff/buggy/recursive`): every deep
   test fails with `recursion-limit`, exactly as the base alone does;
 * timing attacks sit on a right but slow base (Kahn's algorithm with a CPU burn growing with the
   fourth power of the graph: `slow_time`) and must score no more than that base, which fails only the
@@ -29,7 +29,7 @@ import hostile_kit as k
 AD = k.FILES["autodiff"]
 DEEP = frozenset({"deep_chain_3000", "deep_chain_10000", "deep_scalar_chain", "deep_tensor_chain"})
 
-#: attacks that move the recursion limit around a recursive DFS (the base: autodiff_recursive)
+#: attacks that move the recursion limit around a recursive DFS (the base: autodiff/buggy/recursive)
 LIMIT_ATTACKS = ("probe_limit_ctypes", "probe_limit_pydll", "probe_limit_frames", "probe_limit_reload",
                  "probe_limit_thread")
 #: attacks that replace the probes themselves (armed at the first backpropagate call, on the recursive base)
@@ -40,15 +40,15 @@ TIMING_ATTACKS = {"probe_gc_tell": "none", "probe_lazy_derivatives": "none", "pr
 
 def _slow_base() -> str:
     """Right derivatives, CPU time growing with the fourth power of the graph: fails the timing test alone."""
-    return k.compose(k.source("autodiff_kahn", AD), AD, "slow_time", when="none")
+    return k.compose(k.source("autodiff/valid/kahn", AD), AD, "slow_time", when="none")
 
 
 def _cases(tmp):
-    recursive = k.source("autodiff_recursive", AD)
+    recursive = k.source("autodiff/buggy/recursive", AD)
     slow = _slow_base()
     files = {
         "reference": k.source("reference", AD),
-        "iterative_dfs": k.source("autodiff_course_postorder", AD),
+        "iterative_dfs": k.source("autodiff/valid/course_postorder", AD),
         "trampoline": k.compose(recursive, AD, "probe_trampoline", when="none"),
         "environment_gate": k.compose(k.source("reference", AD), AD, "probe_environment", when="none"),
         "recursive": recursive,

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cases import problem_cases
 from graders.spec import load_problems
 
 from graders.integrity import DYNAMIC, FILES, GRADER, PROCESS, SYSTEM, screen_file, screen_submission, screen_tree, summarise
@@ -119,13 +120,14 @@ def _student_files(*roots: Path):
 
 
 def test_no_valid_or_buggy_solution_we_have_is_listed():
-    """The reference, the template, the example class, our course-style and buggy variants (written by
-    hand, in many styles) and, when present, the course's own starters of every offering."""
+    """The reference, the template, the example class, our course-style files, every problem's valid and buggy
+    cases (written by hand, in many styles: a delta case's own definitions, a whole case's files) and, when
+    present, the course's own starters of every offering."""
     roots = [ROOT / "reference", ROOT / "student_template", ROOT / "examples" / "submissions",
-             ROOT / "tests" / "files" / "submissions", ROOT / "tests" / "files" / "course_style",
+             ROOT / "tests" / "files" / "course_style",
              ROOT / "tests" / "files" / "public_valid", ROOT / "tests" / "files" / "public_bugs", COURSE]
     roots += [spec.folder / kind for spec in load_problems() for kind in ("valid", "buggy")]
-    files = list(_student_files(*roots))
+    files = list(dict.fromkeys([*_student_files(*roots), *(case.student_file for case in problem_cases())]))
     assert len(files) >= 60
     listed = {str(p): [f.describe() for f in screen_file(p, p.name)] for p in files}
     assert {p: found for p, found in listed.items() if found} == {}

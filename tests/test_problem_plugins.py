@@ -1,6 +1,6 @@
 """The lecture problems added as plugins (`forward`, `static_graph`, `manual_backprop`): what their generic tests
-(reference full marks, blank 0, mutants named, valid/ and buggy/ files: test_grader_mutants.py,
-test_check_problems.py) do not show: hostile submissions that tried to earn points they did not."""
+(reference full marks, blank 0, mutants named: test_grader_mutants.py; valid/ and buggy/ cases:
+test_problem_cases.py; test_check_problems.py) do not show: hostile submissions that tried to earn points they did not."""
 
 from __future__ import annotations
 

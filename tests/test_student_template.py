@@ -33,6 +33,7 @@ from typing import Dict, List, Sequence, Tuple
 
 import pytest
 
+from conftest import venv_seeing_these_packages
 from graders import toml
 from graders.make_template import template_files, write_template
 from graders.offering import get_offering, offering_problems
@@ -177,9 +178,7 @@ def test_readme_points_match_the_offering():
 def test_blank_fails_with_notimplemented_and_solved_passes_in_fresh_venv(tmp_path):
     """pip install -e the template in a new venv; every test fails naming its problem; the reference passes."""
     copy = copy_template(tmp_path / "template", solved=False)
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True, timeout=120)
-    python = str(venv / "bin" / "python")
+    python = str(venv_seeing_these_packages(tmp_path / "venv"))
     install = subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps",
                               "-e", str(copy)], env=child_env(), capture_output=True, text=True, timeout=300)
     assert install.returncode == 0, install.stdout + install.stderr

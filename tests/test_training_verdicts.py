@@ -1,159 +1,31 @@
-"""Network and training verdicts a TA would give on code written the way the course's starters are.
+"""The network and training judges' rules on hand-made probe data (fast, one rule per test).
 
-Two layers:
-
-* course-style submissions (tests/files/course_style/training_* and network_*: the starters' layout,
-  given helpers and `# BEGIN ASSIGN..` blocks of spring 2026, fall 2025 and spring 2024; our own code)
-  graded end to end with their offering: valid ones written differently keep full marks with no
-  label, buggy ones lose exactly the tests they deserve and carry exactly their own label;
-* the judges' rules on hand-made probe data (fast, one rule per test).
+Whole submissions written the way the course's starters are (spring 2026, fall 2025, spring 2025 and
+spring 2024 layouts) are cases of their problems, `problems/{network,training}/{valid,buggy}/course_*.py`,
+graded with their exact verdicts in test_problem_cases.py; a check a case's literals cannot say is here.
 
 Under the course's semantics (optimizers replace each parameter's value; unscaled dropout with
 `ignore`), a loop without `optim.zero_grad()` is correct; leftover gradients are only those that
 reach a step (two backward passes per step, a backward pass on the validation loss).
 """
 
-from dataclasses import dataclass
-from typing import Dict, FrozenSet, Optional
-
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from cases import case_named, graded
 from graders.baseline import problem_hooks
-from graders.grade import GradeOptions, grade_submission
 from graders.judge import judge_outcome
 from graders.probe import ProbeOutcome
 from graders.spec import load_problems
 
-COURSE_STYLE = ROOT / "tests" / "files" / "course_style"
 
-
-@dataclass(frozen=True)
-class Expected:
-    """What a TA would conclude about a course-style submission."""
-
-    #: problem graded and the offering whose starter the file follows
-    problem: str
-    offering: str = "s26"
-    #: the misconceptions the problem must name, exactly
-    labels: FrozenSet[str] = frozenset()
-    #: hidden tests that must pass / must fail (the rest are free)
-    passes: FrozenSet[str] = frozenset()
-    fails: FrozenSet[str] = frozenset()
-    #: exact score (of 30), when the whole verdict is known
-    score: Optional[float] = None
-
-
-LOOP = frozenset({"zero_grad", "minibatches", "eval_mode"})
-WHOLE_SET = frozenset({"minibatches", "accuracy"})
-
-#: course-style variant -> the verdict it deserves
-COURSE: Dict[str, Expected] = {
-    # valid loops: no zero_grad at all (the course's TODO list), eps inside the logs, fall 2025's
-    # `cross_entropy_loss` on SimpleOps with requires_grad=True inputs, spring 2024's inline loss,
-    # a harmless backward pass on the validation loss (cleared before every step)
-    "training_s26_no_zero_grad": Expected("training", score=30.0),
-    "training_s26_eps_logs": Expected("training", score=30.0),
-    "training_f25_requires_grad": Expected("training", "f25", score=30.0),
-    "training_s24_inline_loss": Expected("training", "s24", score=30.0),
-    # an SGD built but never stepped; an SGD built anew each epoch: the optimizer stepped decides
-    "training_s26_unused_sgd": Expected("training", score=30.0),
-    "training_s26_sgd_per_epoch": Expected("training", score=30.0),
-    # the whole trainer class is the student's (its __init__, its helper methods); the pure-Python backend
-    "training_s26_init_attribute": Expected("training", score=30.0),
-    "training_s26_helper_method": Expected("training", score=30.0),
-    "training_f25_simple_backend": Expected("training", "f25", score=30.0),
-    # SGD instead of the starter's Adam (the accuracy run gives SGD its own step size and epochs)
-    "training_s24_sgd": Expected("training", "s24", score=30.0),
-    # an inline loss that sums over the batch: caught by the loss the loop backpropagates
-    "training_s25_inline_sum": Expected("training", "s25", fails=frozenset({"loop_loss"}),
-                                        passes=frozenset({"zero_grad", "minibatches", "eval_mode"})),
-    "training_validation_backward_cleared": Expected("training", score=30.0),
-    # the whole set (or X_train[example_num:]) as every batch: named, and stopped early
-    "training_whole_set": Expected("training", "f25", frozenset({"whole-set-every-batch"}),
-                                   passes=frozenset({"bce_values", "zero_grad", "eval_mode"}), fails=WHOLE_SET, score=18.0),
-    "training_suffix_slice": Expected("training", labels=frozenset({"whole-set-every-batch"}),
-                                      passes=frozenset({"bce_values", "zero_grad", "eval_mode"}), fails=WHOLE_SET,
-                                      score=18.0),
-    # gradients that really reach a step
-    "training_double_backward": Expected("training", labels=frozenset({"no-zero-grad"}),
-                                         fails=frozenset({"zero_grad"}), score=24.0),
-    "training_validation_backward": Expected("training", labels=frozenset({"no-zero-grad"}),
-                                             fails=frozenset({"zero_grad"}), score=24.0),
-    # a log-softmax over the batch is no BCE (the loop around it is right)
-    "training_logsoftmax_batch": Expected("training", "f25", frozenset({"bce-logsoftmax"}), passes=LOOP,
-                                          fails=frozenset({"bce_values"})),
-    # both loss names defined: the one the loop calls is graded (a correct unused one earns nothing)
-    "training_f25_two_loss_names": Expected("training", "f25", frozenset({"bce-logsoftmax"}), passes=LOOP,
-                                            fails=frozenset({"bce_values"})),
-    # networks: view + @ with the course's dropout keywords; broadcasting Linear with _parameters/_modules
-    "network_s26_view_matmul": Expected("network", score=30.0),
-    "network_f25_broadcast": Expected("network", "f25", score=30.0),
-    # dropout on the hidden layer, scaled or not, is dropout; on the output it is misplaced
-    "network_s26_inverted_dropout": Expected("network", score=30.0),
-    "network_s26_dropout_on_output": Expected("network", labels=frozenset({"dropout-misplaced"}),
-                                              fails=frozenset({"network_dropout"}), score=27.0),
-    # a package the sandbox lacks, imported and never used
-    "network_s26_unused_matplotlib": Expected("network", score=30.0),
-    # dropout without ignore=...: on in evaluation mode, named;
-    # dropout left on in eval mode costs one test (3 of 30): the value tests use dropout_prob = 0
-    "network_dropout_no_ignore": Expected("network", labels=frozenset({"dropout-in-eval"}),
-                                          fails=frozenset({"network_dropout"}), score=27.0),
-}
-
-
-@pytest.fixture(scope="module")
-def course_graded():
-    graded = {}
-    for name, expected in sorted(COURSE.items()):
-        result = grade_submission(COURSE_STYLE / name, GradeOptions(problems=[expected.problem], offering=expected.offering))
-        (graded[name],) = result.problems
-    return graded
-
-
-def _failures(problem):
-    return [(t.id, t.misconception, t.message[:200]) for t in problem.tests if not t.passed]
-
-
-def test_every_course_style_variant_is_listed():
-    on_disk = {p.name for p in COURSE_STYLE.iterdir() if p.is_dir() and p.name.startswith(("training_", "network_"))}
-    assert on_disk == set(COURSE)
-
-
-@pytest.mark.parametrize("name", sorted(COURSE))
-def test_course_style_verdict(course_graded, name):
-    expected, problem = COURSE[name], course_graded[name]
-    by_id = {t.id: t for t in problem.tests}
-    assert set(problem.misconceptions) == expected.labels, _failures(problem)
-    assert all(by_id[t].passed for t in expected.passes), _failures(problem)
-    assert all(not by_id[t].passed for t in expected.fails), _failures(problem)
-    if expected.score is not None:
-        assert problem.score == pytest.approx(expected.score, abs=1e-6), _failures(problem)
-    for test in problem.tests:  # a label only on a failed test, and only one this submission deserves
-        assert test.misconception is None or (not test.passed and test.misconception in expected.labels)
-    if not expected.labels and not expected.fails:
-        assert not _failures(problem) and problem.max_score == pytest.approx(30.0)
-
-
-def test_whole_set_every_batch_is_told_so_and_stopped_early(course_graded):
-    """It used to time out after 60 s ("infinite loop or sleep?"); now it is stopped at its third batch."""
-    for name in ("training_whole_set", "training_suffix_slice"):
-        problem = course_graded[name]
-        assert not any("timed out" in note for note in problem.notes), problem.notes
-        by_id = {t.id: t for t in problem.tests}
-        assert by_id["accuracy"].seconds < 20, by_id["accuracy"].seconds
-        assert "X_train[example_num : example_num + batch_size]" in by_id["minibatches"].message
-        assert "whole training set" in by_id["accuracy"].message
-    suffix = {t.id: t for t in course_graded["training_suffix_slice"].tests}
-    assert "X_train[example_num:]" in suffix["minibatches"].message
-
-
-def test_leftover_messages_say_where_the_gradient_came_from(course_graded):
-    twice = {t.id: t for t in course_graded["training_double_backward"].tests}["zero_grad"]
-    assert "2 backward passes" in twice.message and "validation" not in twice.message
-    validation = {t.id: t for t in course_graded["training_validation_backward"].tests}["zero_grad"]
-    assert "validation" in validation.message
+@pytest.mark.parametrize("case", ["training/buggy/course_whole_set", "training/buggy/course_suffix_slice"])
+def test_whole_set_every_batch_is_stopped_early(case):
+    """It used to time out after 60 s ("infinite loop or sleep?"); now it is stopped at its third batch
+    (the cases' MESSAGES check what it is told)."""
+    problem = graded(case_named(case))
+    assert not any("timed out" in note for note in problem.notes), problem.notes
+    assert {t.id: t for t in problem.tests}["accuracy"].seconds < 20
 
 
 # ---------------------------------------------------------------------------

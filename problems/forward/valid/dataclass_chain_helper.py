@@ -1,27 +1,13 @@
-r"""A valid solution: a mutable dataclass whose unary rules go through one helper `_chain(value, local)`
+"""A valid solution: a mutable dataclass whose unary rules go through one helper `_chain(value, local)`
 (value g(a), tangent g'(a)·b), the quotient as (b - q·d)/c with q = a/c, sigmoid by tanh, jvp by
 `map`, and gradient as the rows of an identity matrix fed to jvp.
-
-Forward-mode automatic differentiation with dual numbers: a + bε with ε² = 0.
 """
 
-from __future__ import annotations
-
 import math
-from dataclasses import dataclass
-from typing import Callable, List, Sequence, Tuple, Union
-
-from . import operators
-
-DualLike = Union["Dual", float, int]
 
 
 def _lift(x: DualLike) -> "Dual":
     return x if isinstance(x, Dual) else Dual(float(x), 0.0)
-
-
-def _primal(x: DualLike) -> float:
-    return x.primal if isinstance(x, Dual) else float(x)
 
 
 @dataclass(eq=False)
@@ -100,34 +86,11 @@ class Dual:
         return self.primal
 
 
-def exp(x: DualLike) -> Dual:
-    return _lift(x).exp()
-
-
-def log(x: DualLike) -> Dual:
-    return _lift(x).log()
-
-
-def sigmoid(x: DualLike) -> Dual:
-    return _lift(x).sigmoid()
-
-
-def relu(x: DualLike) -> Dual:
-    return _lift(x).relu()
-
-
 def jvp(f: Callable[..., DualLike], primals: Sequence[float], tangents: Sequence[float]) -> Tuple[float, float]:
     if len(primals) != len(tangents):
         raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     result = _lift(f(*map(Dual, map(float, primals), map(float, tangents))))
     return result.primal, result.tangent
-
-
-def derivative(f: Callable[..., DualLike], *vals: float, arg: int = 0) -> float:
-    if not 0 <= arg < len(vals):
-        raise IndexError(f"derivative: arg={arg} but f has {len(vals)} inputs")
-    tangents = [1.0 if i == arg else 0.0 for i in range(len(vals))]
-    return jvp(f, vals, tangents)[1]
 
 
 def gradient(f: Callable[..., DualLike], *vals: float) -> List[float]:

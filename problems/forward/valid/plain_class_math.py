@@ -1,28 +1,8 @@
-r"""A valid solution: a plain class with __slots__ (no dataclass), the rules written with `math`,
+"""A valid solution: a plain class with __slots__ (no dataclass), the rules written with `math`,
 a quotient rule of its own (not x * y.inv()), a numerically stable sigmoid, and loops in jvp/gradient.
-
-Forward-mode automatic differentiation with dual numbers: a + bε with ε² = 0.
 """
 
-from __future__ import annotations
-
 import math
-from typing import Callable, List, Sequence, Tuple, Union
-
-from . import operators
-
-DualLike = Union["Dual", float, int]
-
-
-def _lift(x: DualLike) -> "Dual":
-    """A plain number c is the constant c + 0ε."""
-    if isinstance(x, Dual):
-        return x
-    return Dual(float(x), 0.0)
-
-
-def _primal(x: DualLike) -> float:
-    return x.primal if isinstance(x, Dual) else float(x)
 
 
 class Dual:
@@ -115,22 +95,6 @@ class Dual:
         return float(self.primal)
 
 
-def exp(x: DualLike) -> Dual:
-    return _lift(x).exp()
-
-
-def log(x: DualLike) -> Dual:
-    return _lift(x).log()
-
-
-def sigmoid(x: DualLike) -> Dual:
-    return _lift(x).sigmoid()
-
-
-def relu(x: DualLike) -> Dual:
-    return _lift(x).relu()
-
-
 def jvp(f: Callable[..., DualLike], primals: Sequence[float], tangents: Sequence[float]) -> Tuple[float, float]:
     """(f(x), ∇f(x)·t) from one forward pass."""
     if len(primals) != len(tangents):
@@ -142,13 +106,6 @@ def jvp(f: Callable[..., DualLike], primals: Sequence[float], tangents: Sequence
     if isinstance(out, Dual):
         return float(out.primal), float(out.tangent)
     return float(out), 0.0
-
-
-def derivative(f: Callable[..., DualLike], *vals: float, arg: int = 0) -> float:
-    if not 0 <= arg < len(vals):
-        raise IndexError(f"derivative: arg={arg} but f has {len(vals)} inputs")
-    tangents = [1.0 if i == arg else 0.0 for i in range(len(vals))]
-    return jvp(f, vals, tangents)[1]
 
 
 def gradient(f: Callable[..., DualLike], *vals: float) -> List[float]:

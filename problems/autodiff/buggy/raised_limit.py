@@ -1,0 +1,37 @@
+"""Bug: a recursive DFS that raises the recursion limit to survive deep graphs."""
+
+EXPECT = "recursion-limit"
+
+import sys
+
+
+def topological_sort(variable):
+    sys.setrecursionlimit(100000)
+    seen = set()
+    post = []
+
+    def dfs(v):
+        if v.is_constant() or v.unique_id in seen:
+            return
+        seen.add(v.unique_id)
+        if not v.is_leaf():
+            for p in v.parents:
+                dfs(p)
+        post.append(v)
+
+    dfs(variable)
+    return post[::-1]
+
+
+def backpropagate(variable, deriv):
+    grads = {variable.unique_id: deriv}
+    for v in topological_sort(variable):
+        g = grads.pop(v.unique_id, None)
+        if g is None:
+            continue
+        if v.is_leaf():
+            v.accumulate_derivative(g)
+        else:
+            for p, pd in v.chain_rule(g):
+                if not p.is_constant():
+                    grads[p.unique_id] = grads[p.unique_id] + pd if p.unique_id in grads else pd

@@ -1,0 +1,44 @@
+"""Valid: the explicit-stack sort, with a leftover `sys.setrecursionlimit(100000)` (not recursive: no label).
+
+sys.setrecursionlimit is a no-op while grading: a leftover call in an iterative sort costs nothing."""
+
+SCORE = 40.0
+
+
+def topological_sort(variable: Variable) -> Iterable[Variable]:
+    """Order the non-constant nodes of the graph of `variable` for backpropagation.
+
+    Args:
+        variable: the right-most variable (the output of the computation)
+
+    Returns:
+        Every non-constant node reachable from `variable` exactly once, `variable`
+        first, each node before all of its parents (a reverse topological order).
+        Use a post-order depth-first search with an explicit stack: a recursive
+        search dies on graphs deeper than Python's recursion limit (~1000).
+    """
+    # BEGIN ASSIGN2_1
+    import sys
+
+    sys.setrecursionlimit(100000)  # left over from a recursive first try
+    # The reverse of the post-order of a depth-first search that visits each
+    # node's parents in order (the order the course's tests expect). Parents are
+    # pushed in reverse so the first parent is popped, and finished, first.
+    order: List[Variable] = []
+    visited = set()
+    stack: List[Tuple[Variable, bool]] = [(variable, False)]
+    while stack:
+        node, parents_done = stack.pop()
+        if parents_done:
+            order.append(node)
+            continue
+        if node.unique_id in visited or node.is_constant():
+            continue
+        visited.add(node.unique_id)
+        stack.append((node, True))
+        for parent in reversed(list(node.parents)):
+            if parent.unique_id not in visited and not parent.is_constant():
+                stack.append((parent, False))
+    order.reverse()
+    return order
+    # END ASSIGN2_1

@@ -1,0 +1,48 @@
+"""Valid: inverted (scaled) dropout written by hand, only in training mode.
+
+Dropout on the hidden layer, scaled or not, is dropout.
+"""
+
+OFFERING = "s26"
+SCORE = 30.0
+
+
+class Network(minitorch.Module):
+    """A MLP for SST-2 sentence sentiment classification:
+
+    1. average over the sentence length;
+    2. a Linear layer to hidden_dim, then ReLU and dropout;
+    3. a Linear layer to size 1;
+    4. a sigmoid.
+
+    Args:
+        embedding_dim: D, the size of a word embedding
+        hidden_dim: H, the size of the hidden layer
+        dropout_prob: probability of zeroing a hidden unit while training
+    """
+
+    def __init__(self, embedding_dim=50, hidden_dim=32, dropout_prob=0.5):
+        super().__init__()
+        self.embedding_dim = embedding_dim
+        self.dropout_prob = dropout_prob
+        # BEGIN ASSIGN2_2
+        self.hidden_dim = hidden_dim
+        self.linear1 = Linear(embedding_dim, hidden_dim)
+        self.linear2 = Linear(hidden_dim, 1)
+        # END ASSIGN2_2
+
+    def forward(self, embeddings):
+        """embeddings: [batch, sentence_length, embedding_dim] -> probabilities [batch].
+
+        Use minitorch.dropout(x, self.dropout_prob, ignore=not self.training).
+        """
+        # BEGIN ASSIGN2_2
+        batch, length, dim = embeddings.shape
+        x = embeddings.mean(1).view(batch, dim)
+        x = self.linear1(x).relu()
+        if self.training:  # inverted dropout, as in PyTorch: keep the expected activation
+            keep = minitorch.rand(x.shape, backend=x.backend) > self.dropout_prob
+            x = x * keep * (1.0 / (1.0 - self.dropout_prob))
+        x = self.linear2(x).sigmoid()
+        return x.view(batch)
+        # END ASSIGN2_2

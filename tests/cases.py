@@ -1,0 +1,216 @@
+"""A problem's own test cases, found in its folder: `problems/<id>/valid/` and `problems/<id>/buggy/`.
+
+A case is one of
+
+* `<name>.py`, a **delta**: the definitions the case changes, appended to the reference's copy of the
+  problem's student file (`[swap] file` of problem.toml), like `mutants/` (later definitions override);
+* `<name>/`, a **whole submission** (its files at their submission paths), only where the case is about
+  the whole file (what sits at module level, a different starter's layout, ...).
+
+What the case must get is written in it as module-level literals, read without running it (in a whole
+submission: in its copy of the problem's student file):
+
+    EXPECT = "<id>" | None     buggy cases (required): that misconception is named (None: none is named)
+    LABELS = ["<id>", ...]     the misconceptions named, exactly (instead of EXPECT)
+    OFFERING = "f25"           the offering graded with (default: the first one that grades the problem)
+    PASSES = ["<test id>", ...] / FAILS = [...]   hidden tests that must pass / fail
+    SCORE = 18.0               the exact score
+    MESSAGES = {"<test id>": "<text>"}            text that test's message must contain
+    TAGS = {"<test id>": "<misconception id>"}    the misconception that test must carry
+    LOAD_ERROR = True          the case is about a file that cannot be loaded (else loading must succeed:
+                               a delta that breaks the composed file would lose points for the wrong reason)
+
+A valid case gets full marks and no label unless it says otherwise. Adding a case is adding a file: the
+suite finds every problem's cases here (tests/test_problem_cases.py).
+
+`graded(case)` grades a case once per test run: results are kept on disk under the run's grader cache,
+keyed by the submission's bytes, the grader version and the offering, so pytest-xdist workers and
+several test files share them.
+"""
+
+from __future__ import annotations
+
+import ast
+import fcntl
+import hashlib
+import os
+import pickle
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+from graders import paths
+from graders.assemble import grader_version
+from graders.grade import GradeOptions, grade_submission
+from graders.offering import grading_offering
+from graders.score import ProblemResult
+from graders.spec import ProblemSpec, load_problems
+
+KINDS = ("valid", "buggy")
+FIELDS = ("EXPECT", "LABELS", "OFFERING", "PASSES", "FAILS", "SCORE", "MESSAGES", "TAGS", "LOAD_ERROR")
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Case:
+    """One valid or buggy case of a problem, and what it must get."""
+
+    problem: ProblemSpec
+    kind: str
+    path: Path
+    expect: Any = _MISSING
+    labels: Optional[frozenset] = None
+    offering: Optional[str] = None
+    passes: frozenset = frozenset()
+    fails: frozenset = frozenset()
+    score: Optional[float] = None
+    messages: Dict[str, str] = field(default_factory=dict)
+    tags: Dict[str, str] = field(default_factory=dict)
+    load_error: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.path.stem if self.path.is_file() else self.path.name
+
+    @property
+    def id(self) -> str:
+        return f"{self.problem.id}/{self.kind}/{self.name}"
+
+    @property
+    def student_file(self) -> Path:
+        """The file that holds the case's code (and its expectations)."""
+        return self.path if self.path.is_file() else self.path / self.problem.swap.file
+
+    def files(self) -> Dict[str, bytes]:
+        """The submission: {path relative to its root: bytes}."""
+        if self.path.is_dir():
+            return {p.relative_to(self.path).as_posix(): p.read_bytes()
+                    for p in sorted(self.path.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+        reference = (paths.REFERENCE / self.problem.swap.file).read_text(encoding="utf-8")
+        delta = self.path.read_text(encoding="utf-8")
+        composed = f"{reference}\n\n# ---- case {self.id} ----\n{delta}"
+        return {self.problem.swap.file: composed.encode("utf-8")}
+
+    def build(self, root: Path) -> Path:
+        """Write the submission under `root` (a new folder) and return it."""
+        for rel, data in self.files().items():
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        return root
+
+
+def expectations(path: Path) -> Dict[str, Any]:
+    """The module-level `NAME = <literal>` assignments of FIELDS in a case file (never executed)."""
+    found = {}
+    for node in ast.parse(path.read_text(encoding="utf-8"), filename=str(path)).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and getattr(node.targets[0], "id", None) in FIELDS:
+            found[node.targets[0].id] = ast.literal_eval(node.value)
+    return found
+
+
+def _case(problem: ProblemSpec, kind: str, path: Path) -> Case:
+    case = Case(problem, kind, path)
+    values = expectations(case.student_file)
+    if kind == "buggy" and "EXPECT" not in values and "LABELS" not in values:
+        raise AssertionError(f"{case.student_file}: a buggy case says what it must be told: EXPECT = ... or LABELS = [...]")
+    return Case(
+        problem, kind, path,
+        expect=values.get("EXPECT", _MISSING),
+        labels=frozenset(values["LABELS"]) if "LABELS" in values else (frozenset() if kind == "valid" else None),
+        offering=values.get("OFFERING"),
+        passes=frozenset(values.get("PASSES", ())),
+        fails=frozenset(values.get("FAILS", ())),
+        score=values.get("SCORE"),
+        messages=dict(values.get("MESSAGES", {})),
+        tags=dict(values.get("TAGS", {})),
+        load_error=bool(values.get("LOAD_ERROR", False)),
+    )
+
+
+def problem_cases(kinds: Tuple[str, ...] = KINDS) -> List[Case]:
+    """Every case of every problem folder, in folder order."""
+    found = []
+    for problem in load_problems():
+        for kind in kinds:
+            folder = problem.folder / kind
+            entries = sorted(folder.iterdir()) if folder.is_dir() else []
+            for path in entries:
+                if (path.is_file() and path.suffix == ".py") or (path.is_dir() and path.name != "__pycache__"):
+                    found.append(_case(problem, kind, path))
+    return found
+
+
+def case_named(case_id: str) -> Case:
+    """The case `<problem>/<kind>/<name>`."""
+    matches = [c for c in problem_cases() if c.id == case_id]
+    assert matches, f"no case {case_id}"
+    return matches[0]
+
+
+def _key(case: Case, offering: Optional[str]) -> str:
+    digest = hashlib.sha256(f"{grader_version()}\0{case.problem.id}\0{offering}".encode())
+    for rel, data in case.files().items():
+        digest.update(f"\0{rel}\0".encode())
+        digest.update(hashlib.sha256(data).digest())
+    return digest.hexdigest()[:32]
+
+
+def graded(case: Case) -> ProblemResult:
+    """The case graded on its problem (in its offering), once per test run and grader version."""
+    offering = case.offering or grading_offering(case.problem.id)
+    store = Path(os.environ.get("AUTOGRADE_CACHE", tempfile.gettempdir())) / "test-cases"
+    store.mkdir(parents=True, exist_ok=True)
+    result_file = store / f"{_key(case, offering)}.pickle"
+    with open(store / f"{result_file.stem}.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one worker grades it, the other waits and reads
+        if result_file.is_file():
+            return pickle.loads(result_file.read_bytes())
+        work = Path(tempfile.mkdtemp(prefix=f"case-{case.name}-"))
+        try:
+            submission = case.build(work / case.name)
+            (result,) = grade_submission(submission, GradeOptions(offering=offering, problems=[case.problem.id])).problems
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        if result.fault is None:  # a fault is the grader's, not the case's verdict: never kept
+            result_file.write_bytes(pickle.dumps(result))
+        return result
+
+
+def failures(result: ProblemResult) -> List[Tuple[str, Optional[str], str]]:
+    return [(t.id, t.misconception, t.message[:200]) for t in result.tests if not t.passed]
+
+
+def check(case: Case, result: ProblemResult) -> None:
+    """Assert that `result` is what `case` says it must get."""
+    failed = failures(result)
+    assert result.fault is None, result.fault
+    assert bool(result.errors) == case.load_error, result.errors or "the case says its file cannot be loaded"
+    named = set(result.misconceptions)
+    if case.kind == "valid" and case.score is None and not case.fails:
+        assert not failed and result.score == result.max_score, failed
+    if case.kind == "buggy":
+        assert result.score < result.max_score, "a buggy case must lose points"
+    if case.labels is not None:
+        assert named == set(case.labels), (sorted(named), failed)
+    elif case.expect is None:
+        assert named == set(), (sorted(named), failed)  # a slip with no misconception of its own: a name misleads
+    elif case.expect is not _MISSING:
+        assert case.expect in named, (sorted(named), failed)
+        assert any(t.misconception == case.expect for t in result.tests), failed  # on the tests that show it
+    for test in result.tests:  # a label only on a failed test, and only one the case deserves
+        if test.misconception is not None:
+            assert not test.passed, (test.id, test.misconception)
+            if case.labels is not None:
+                assert test.misconception in case.labels, (test.id, test.misconception, test.message)
+    by_id = {t.id: t for t in result.tests}
+    assert [i for i in sorted(case.passes) if not by_id[i].passed] == [], failed
+    assert [i for i in sorted(case.fails) if by_id[i].passed] == [], failed
+    if case.score is not None:
+        assert abs(result.score - case.score) < 1e-6, (result.score, failed)
+    for test_id, text in case.messages.items():
+        assert text in by_id[test_id].message, (test_id, by_id[test_id].message)
+    for test_id, misconception in case.tags.items():
+        assert by_id[test_id].misconception == misconception, (test_id, by_id[test_id].misconception)

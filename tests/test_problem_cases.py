@@ -1,0 +1,36 @@
+"""Every problem's own valid and buggy cases (problems/<id>/valid/, problems/<id>/buggy/: tests/cases.py),
+graded on their problem: valid ones written unlike the reference keep full marks with no label, buggy ones
+lose points and are told their misconception (or none, when none fits). The suite lists nothing: a new
+problem's cases are found in its folder."""
+
+import pytest
+
+from cases import check, graded, problem_cases
+from graders.spec import load_problems
+
+CASES = problem_cases()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_case_gets_the_verdict_it_deserves(case):
+    check(case, graded(case))
+
+
+def test_cases_are_found_in_every_problem_folder():
+    """Each problem has buggy cases, and the listing is the folders' content (nothing listed by hand)."""
+    by_problem = {p.id: [c for c in CASES if c.problem.id == p.id] for p in load_problems()}
+    assert all(any(c.kind == "buggy" for c in cases) for cases in by_problem.values()), \
+        sorted(p for p, cases in by_problem.items() if not any(c.kind == "buggy" for c in cases))
+    for problem in load_problems():
+        on_disk = {p.stem if p.is_file() else p.name for kind in ("valid", "buggy") if (problem.folder / kind).is_dir()
+                   for p in (problem.folder / kind).iterdir() if p.suffix == ".py" or p.is_dir()} - {"__pycache__"}
+        assert on_disk == {c.name for c in by_problem[problem.id]}, problem.id
+
+
+@pytest.mark.parametrize("problem", [p.id for p in load_problems()])
+def test_every_hidden_test_fails_on_some_buggy_case(problem):
+    """A hidden test no buggy case fails cannot be shown to tell a bug (the graded tests of each offering)."""
+    results = [graded(c) for c in CASES if c.problem.id == problem and c.kind == "buggy"]
+    failing = {t.id for r in results for t in r.tests if not t.passed}
+    graded_ids = {t.id for r in results for t in r.tests}
+    assert graded_ids and not graded_ids - failing, sorted(graded_ids - failing)
