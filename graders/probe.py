@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import cgroups, sandbox
+from .limits import Limits
 
 #: the child-side code (harness.py, probekit.py, compat/) in the repository
 CHILD_DIR = Path(__file__).resolve().parent / "child"
@@ -104,23 +105,6 @@ class ChildRun:
 
 
 @dataclass(frozen=True)
-class ChildLimits:
-    wall_seconds: float = 60.0
-    probe_seconds: float = 20.0
-    cpu_seconds: int = 120
-    memory_mib: int = 1024
-    file_mib: int = 8
-    open_files: int = 256
-    max_restarts: int = 4
-    #: processes and threads of the slot uid (strong sandbox only)
-    processes: int = 64
-    #: size of each private tmpfs (/work, /tmp) in the strong sandbox
-    tmp_mib: int = 64
-    #: inodes (files and folders) of each private tmpfs: their kernel memory is not in its byte size
-    tmp_inodes: int = 4096
-
-
-@dataclass(frozen=True)
 class ChildConfig:
     """What the harness needs: import paths, the swap, the probes and where to work."""
 
@@ -143,7 +127,7 @@ class ChildConfig:
 USERNS_EXTRA_PROCESSES = 2
 
 
-def _limits(limits: ChildLimits, strong: bool) -> List[str]:
+def _limits(limits: Limits, strong: bool) -> List[str]:
     """`prlimit` arguments: CPU, address space, file size, open files, no core (and processes)."""
     mib = 1024 * 1024
     args = [
@@ -173,7 +157,7 @@ def _tail(path: Path) -> str:
 class _Attempt:
     """One child process: launch, stream and validate its events."""
 
-    def __init__(self, config: ChildConfig, probes: Sequence[str], limits: ChildLimits, attempt: int,
+    def __init__(self, config: ChildConfig, probes: Sequence[str], limits: Limits, attempt: int,
                  budget: "ChannelBudget", deadline: float):
         self.config = config
         self.probes = list(probes)
@@ -626,7 +610,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def run_child(config: ChildConfig, limits: ChildLimits) -> ChildRun:
+def run_child(config: ChildConfig, limits: Limits) -> ChildRun:
     """Run every probe of `config`, restarting the child after a probe kills it."""
     started = time.monotonic()
     outcomes: Dict[str, ProbeOutcome] = {}

@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from . import paths, toml
+from .limits import PROBLEM_LIMITS, Limits
 
 
 class SpecError(ValueError):
@@ -56,16 +57,6 @@ class TestSpec:
     #: when Gradescope shows the test to students (one of VISIBILITIES): its own `visibility`, else its
     #: problem's, else the course default for its kind (`CourseVisibility`)
     visibility: str = "visible"
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits of the problem's sandboxed child."""
-
-    wall_seconds: float = 60.0
-    cpu_seconds: int = 120
-    memory_mib: int = 1024
-    probe_seconds: float = 20.0
 
 
 @dataclass(frozen=True)
@@ -160,7 +151,7 @@ def course_visibility(root: Optional[Path] = None) -> CourseVisibility:
 TOP_KEYS = frozenset({"id", "title", "order", "reread", "visibility", "swap", "tests", "limits"})
 SWAP_KEYS = frozenset({"file", "module", "symbols", "inject"})
 TEST_KEYS = frozenset({"id", "name", "probe", "kind", "points", "judge", "visibility"})
-LIMIT_KEYS = frozenset(Limits.__dataclass_fields__)
+LIMIT_KEYS = frozenset(PROBLEM_LIMITS)
 
 
 def _unknown(table: object, known: frozenset, where: str) -> None:
