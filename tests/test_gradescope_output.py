@@ -81,7 +81,7 @@ def test_an_unknown_visibility_fails_loading_and_names_the_file(tmp_path, where)
     with pytest.raises(SpecError) as caught:
         load_problems(tmp_path)
     message = str(caught.value)
-    assert str(path) in message and "'students'" in message and "after_due_date" in message, message
+    assert str(path) in message and '"students"' in message and "after_due_date" in message, message
 
 
 # ------------------------------------------------------------------ outputs
