@@ -36,7 +36,11 @@ class JudgeSource:
 
 
 class JudgesUnreadable(ValueError):
-    """A judges.py that does not parse (the message names it)."""
+    """A judges.py that does not parse."""
+
+    def __init__(self, path: Path, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = path, reason
 
 
 def judges(folder: Path) -> Dict[str, JudgeSource]:
@@ -59,7 +63,7 @@ def _scan(path: Path, mtime_ns: int, size: int) -> Dict[str, JudgeSource]:
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except (SyntaxError, ValueError, UnicodeDecodeError) as exc:
-        raise JudgesUnreadable(f"{path}: does not parse: {exc}") from None
+        raise JudgesUnreadable(path, f"does not parse: {exc}") from None
     functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     named: Dict[str, str] = {}  # judge name -> function name
     for node in tree.body:

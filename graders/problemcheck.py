@@ -29,7 +29,7 @@ from .intake import parse_python
 from .judgescan import BUILTIN_SOURCE, JudgesUnreadable, judges
 from .offering import grading_offering, reference_issues
 from .schema import Issue, line_of, offerings_issues, problem_issues, symbol_names
-from .spec import CourseVisibility, ProblemSpec, SpecError, load_problem
+from .spec import CourseVisibility, ProblemSpec, SpecError, load_problem, load_problems
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,9 @@ def _line_of(text: str, *needles: str) -> Optional[int]:
     return None
 
 
+# ------------------------------------------------------------------ the schema, judges, offerings
+
+
 def _issue_findings(path: Path, text: str, issues: Iterable[Issue]) -> List[Finding]:
     """Schema issues of the file `path` as findings, at the line of their key."""
     return [Finding(path, str(issue), line_of(text, issue)) for issue in issues]
@@ -62,7 +65,7 @@ def _judge_findings(problem: ProblemSpec, path: Path, text: str) -> List[Finding
     try:
         known = judges(problem.folder)
     except JudgesUnreadable as exc:
-        return [Finding(problem.folder / "judges.py", str(exc).split(": ", 1)[-1])]
+        return [Finding(exc.path, exc.reason)]
     return _issue_findings(path, text, [
         Issue(("tests", i), ("judge",), f"judge '{test.judge}' is neither a builtin judge ({BUILTIN_SOURCE.name}) "
                                         f"nor in {problem.folder / 'judges.py'} JUDGES")
@@ -82,8 +85,6 @@ def offerings_findings(root: Path) -> List[Finding]:
         return [Finding(path, f"not valid TOML: {exc}")]
     issues = offerings_issues(raw)
     if not issues:
-        from .spec import load_problems
-
         try:
             known = {spec.id: spec for spec in load_problems(root)}
         except SpecError:
@@ -93,6 +94,7 @@ def offerings_findings(root: Path) -> List[Finding]:
 
 
 # ------------------------------------------------------------------ misconceptions and symbols
+
 
 
 def _catalogue(problems_root: Path) -> Set[str]:
@@ -203,6 +205,8 @@ def check_folder(folder: Path, catalogue: Set[str], reference: Path, probes: boo
         return found  # the very issues loading refuses the file with
     problem = load_problem(folder, CourseVisibility())  # (the course's visibility is offerings.toml's to check)
     found += _judge_findings(problem, path, text)
+    if any(f.path == folder / "judges.py" for f in found):
+        return found  # judges.py does not parse: nothing more can be read of it
     found += _misconception_findings(problem, catalogue, folder.parent / "misconceptions.toml")
     found += _swap_findings(problem, path, text, reference)
     if probes and not found:
@@ -256,8 +260,6 @@ def check_problems(root: Optional[Path] = None, grade: bool = True) -> List[Find
         found += check_folder(folder, catalogue, paths.REFERENCE)
     found += offerings_findings(root)
     if grade and not found and root.resolve() == paths.PROBLEMS.resolve():
-        from .spec import load_problems
-
         for problem in load_problems(root):
             found += _grading_findings(problem)
     return found

@@ -13,12 +13,12 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import ROOT
+from graders import toml
 from graders.cli import main
 from graders.offering import load_offerings
 from graders.problemcheck import check_problems
 from graders.schema import offerings_issues, problem_issues
 from graders.spec import CourseVisibility, SpecError, load_problem, load_problems
-from graders import toml
 
 PROBLEMS = ROOT / "problems"
 
