@@ -1,0 +1,175 @@
+"""The project's modules import one way: no import cycle, and problem files reach the grader only through
+`graders.api`.
+
+The import graph is read with `ast`, not by importing: every `import` and `from ... import` statement counts,
+at module level or inside a function (a lazy import is still an import), relative imports resolved. Its
+nodes are the modules of graders/, reports/, scripts/ and benchmarks/, and the parent- and child-side files
+of each problem (judges.py, figures.py, probes.py or the probes/ package). The child's own modules
+(graders/child/) are imported by their plain names inside the sandbox (`import probekit`); those names are
+theirs here too. reference/ and student_template/ (the course's framework) are not the grader's layers.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Set, Tuple
+
+from conftest import ROOT
+
+#: folders whose modules are named from the repository root (graders.batch, reports.render, ...)
+PACKAGES = ("graders", "reports", "scripts", "benchmarks")
+#: a problem's own modules (problems/<id>/...); mutants and the valid/buggy examples are student code
+PROBLEM_FILES = ("judges.py", "figures.py", "probes.py", "probes")
+#: the child's modules, on the sandboxed child's sys.path under their plain names
+CHILD = ROOT / "graders" / "child"
+#: the only module of the grader a problem's files may import
+PROBLEM_API = "graders.api"
+
+Graph = Dict[str, Set[str]]
+
+
+def module_name(path: Path) -> str:
+    """`graders/similarity/index.py` -> `graders.similarity.index`; a package is its `__init__`'s folder."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def project_files() -> Iterator[Path]:
+    """Every Python file that is a node of the graph."""
+    for package in PACKAGES:
+        yield from sorted((ROOT / package).rglob("*.py"))
+    for problem in sorted((ROOT / "problems").iterdir()):
+        for name in PROBLEM_FILES:
+            target = problem / name
+            if target.is_file():
+                yield target
+            elif target.is_dir():
+                yield from sorted(target.rglob("*.py"))
+
+
+def modules() -> Dict[str, Path]:
+    """{module name: file} of the graph's nodes, plus the child's plain names (`probekit`, `_standin`)."""
+    found = {module_name(p): p for p in project_files() if "__pycache__" not in p.parts}
+    for path in list(found.values()):
+        if CHILD in path.parents and path.name != "__init__.py":
+            found.setdefault(path.stem, path)
+    return found
+
+
+def _base(path: Path, level: int) -> List[str]:
+    """The package a relative import of `level` dots in `path` starts from."""
+    parts = module_name(path).split(".")
+    if path.name != "__init__.py":
+        parts.pop()
+    return parts[: len(parts) - (level - 1)] if level > 1 else parts
+
+
+def imported(path: Path, tree: ast.AST) -> Iterator[Tuple[str, int]]:
+    """(candidate module names, line) of every import in `tree`: for `from X import a`, both `X.a` and `X`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            base = _base(path, node.level) if node.level else []
+            package = ".".join(base + ([node.module] if node.module else []))
+            for alias in node.names:
+                yield f"{package}.{alias.name}" if package else alias.name, node.lineno
+            yield package, node.lineno
+
+
+def resolve(name: str, known: Dict[str, Path]) -> Optional[str]:
+    """The graph node `name` imports: the longest known prefix of it (`graders.judge.Verdict` -> graders.judge)."""
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        candidate = ".".join(parts[:end])
+        if candidate in known:
+            return candidate
+    return None
+
+
+def canonical(name: str, known: Dict[str, Path]) -> str:
+    """A child module's plain name (`probekit`) as its module name (`graders.child.probekit`)."""
+    return module_name(known[name])
+
+
+def import_graph() -> Graph:
+    """{module: modules of the project it imports} (a module importing itself is left out)."""
+    known = modules()
+    graph: Graph = {}
+    for name, path in known.items():
+        node = module_name(path)
+        edges = graph.setdefault(node, set())
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for target, _ in imported(path, tree):
+            hit = resolve(target, known)
+            if hit is not None and canonical(hit, known) != node:
+                edges.add(canonical(hit, known))
+    return graph
+
+
+def _shortest_path(graph: Graph, start: str, goal: str) -> Optional[List[str]]:
+    """The shortest import path from `start` to `goal` (breadth-first), or None."""
+    before: Dict[str, str] = {start: start}
+    queue = [start]
+    for node in queue:
+        if node == goal:
+            path = [goal]
+            while path[-1] != start:
+                path.append(before[path[-1]])
+            return path[::-1]
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in before:
+                before[nxt] = node
+                queue.append(nxt)
+    return None
+
+
+def cycles(graph: Graph) -> List[List[str]]:
+    """The shortest cycle through each import edge that closes one, as paths `[a, b, ..., a]`, each cycle
+    once (every edge of a cycle is shown by some path, so no cycle hides behind another)."""
+    found: Dict[frozenset, List[str]] = {}
+    for source in sorted(graph):
+        for target in sorted(graph[source]):
+            back = _shortest_path(graph, target, source)
+            if back is not None:
+                cycle = [source] + back
+                found.setdefault(frozenset(zip(cycle, cycle[1:])), cycle)
+    return sorted(found.values(), key=lambda c: (len(c), c))
+
+
+def test_the_graph_sees_the_known_imports():
+    """The graph is not empty by mistake: edges the code is known to have are found (relative, lazy, child)."""
+    graph = import_graph()
+    assert "graders.judge" in graph["graders.score"]  # from .judge import ...
+    assert "graders.child.probekit" in graph["problems.ops.probes"]  # import probekit (in the child)
+    assert "problems.autodiff.probes.graphs" in graph["problems.autodiff.probes"]  # from .graphs import ...
+    assert "reports.render" in graph["graders.cli"]  # inside a function
+
+
+def test_no_import_cycle_among_the_projects_modules():
+    found = cycles(import_graph())
+    assert not found, "import cycles:\n" + "\n".join("  " + " -> ".join(c) for c in found)
+
+
+def test_problem_files_import_the_grader_only_through_its_api():
+    """A problem's judges, probes and figures (and any other file of its folder) import nothing of graders/
+    or reports/ but `graders.api`, so the grader's modules can change behind that surface."""
+    wrong = []
+    for path in sorted((ROOT / "problems").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+                if node.module in ("graders", "reports"):  # from graders import paths
+                    names = [f"{node.module}.{a.name}" for a in node.names]
+            else:
+                continue
+            wrong += [f"{path.relative_to(ROOT)}:{node.lineno}: {n}" for n in names
+                      if n.split(".")[0] in ("graders", "reports") and n != PROBLEM_API]
+    assert not wrong, "problem files importing the grader other than through graders.api:\n" + "\n".join(wrong)
