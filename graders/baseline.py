@@ -21,10 +21,9 @@ from .assemble import child_dir, mutant_files, probes_dir, stack_for, swap_for
 from .cache import cache_root, cached_dir, cached_json
 from .faults import GraderFault, inject, injected
 from .intake import parse_python
-from .probe import ChildConfig, ChildLimits, ChildRun, ProbeOutcome, run_child
+from .probe import ChildConfig, ChildLimits, run_child
+from .results import DEFAULT_SEED, ChildRun, ProbeOutcome
 from .spec import ProblemSpec, problem_module
-
-DEFAULT_SEED = 2026
 
 
 def limits_for(problem: ProblemSpec, tighter: Optional[Dict[str, float]] = None) -> ChildLimits:

@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import __version__
-from .baseline import DEFAULT_SEED
 from .gradebook import GRADEBOOK, Gradebook, GradedSubmission, SubmissionRow
-from .grade import GradeOptions, GradeResult, grade_submission, workspace_dir
+from .grade import GradeOptions, grade_submission, workspace_dir
 from .intake import open_submission
 from .record import write_atomic, write_results
+from .results import DEFAULT_SEED, GradeResult
 from .safetext import one_line, printable
 from .score import failed_problem
 from .offering import get_offering, offering_problems

@@ -10,7 +10,7 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
@@ -19,60 +19,17 @@ from .assemble import grader_version
 from .cache import forget_verified
 from .faults import ATTEMPTS, GraderFault, inject
 from .problemcheck import static_findings
-from .baseline import (DEFAULT_SEED, child_config, child_faults, control_run, limits_for, mutant_runs, problem_hooks,
+from .baseline import (child_config, child_faults, control_run, limits_for, mutant_runs, problem_hooks,
                        reference_problem, reference_run)
 from .integrity import screen_submission
 from .intake import Submission, StudentFile, open_submission
-from .probe import ChildRun, run_child
+from .probe import run_child
+from .results import DEFAULT_SEED, ChildRun, GradeResult, ProblemResult
 from .safetext import one_line
-from .score import FAULT_MESSAGE, ProblemResult, failed_problem, score_problem
+from .score import FAULT_MESSAGE, failed_problem, score_problem
 from .offering import get_offering, offering_problems
 from .judge import get_judge, judge_outcome
 from .spec import ProblemSpec, TestSpec
-
-
-@dataclass
-class GradeResult:
-    """Everything known about one graded submission."""
-
-    submission: str
-    problems: List[ProblemResult]
-    #: submission-level errors (not a zip, empty, ...)
-    errors: List[str] = field(default_factory=list)
-    #: things the student should know (refused entries, files found elsewhere)
-    warnings: List[str] = field(default_factory=list)
-    execution_time: float = 0.0
-    grader_version: str = ""
-    seed: int = DEFAULT_SEED
-    content_hash: str = ""
-    #: "strong" (bubblewrap view, unprivileged uid, namespaces, control group, rlimits), "unprivileged"
-    #: (the same view and namespaces in a user namespace, rlimits; no control group) or "weak" (rlimits only)
-    sandbox: str = "strong"
-    #: the course offering graded (problems/offerings.toml)
-    offering: str = ""
-    #: constructs a TA should look at before trusting the score (graders.integrity; never changes a score)
-    review: List[str] = field(default_factory=list)
-
-    @property
-    def score(self) -> float:
-        return round(sum(p.score for p in self.problems), 6)
-
-    @property
-    def max_score(self) -> float:
-        return round(sum(p.max_score for p in self.problems), 6)
-
-    @property
-    def faults(self) -> List[str]:
-        return [f"{p.id}: {p.fault}" for p in self.problems if p.fault]
-
-    @property
-    def pending(self) -> float:
-        """Points of the problems the grader failed on: not graded yet (course staff regrade them)."""
-        return round(sum(p.max_score for p in self.problems if p.fault), 6)
-
-    @property
-    def misconceptions(self) -> List[str]:
-        return list(dict.fromkeys(m for p in self.problems for m in p.misconceptions))
 
 
 @dataclass(frozen=True)

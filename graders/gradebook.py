@@ -25,9 +25,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Type, TypeVar
 
-from .grade import GradeResult
+from .results import GradeResult, ProblemResult, TestResult
 from .safetext import csv_cell, printable
-from .score import ProblemResult, TestResult
 
 GRADEBOOK = "gradebook.sqlite"
 SCHEMA_VERSION = "1"

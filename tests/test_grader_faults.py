@@ -180,7 +180,7 @@ def test_a_failure_that_may_be_the_graders_gives_no_second_chance():
     grade_problem keeps the worse (code that fails on purpose when its own result is bad gains nothing), and
     the first run's other probes are kept."""
     from graders.grade import _runs_to_judge
-    from graders.probe import ChildRun, ProbeOutcome
+    from graders.results import ChildRun, ProbeOutcome
     from graders.spec import load_problems
 
     (spec,) = load_problems(only=[PROBLEM])

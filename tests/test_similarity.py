@@ -18,7 +18,7 @@ from graders import batch as batch_module
 from graders import similarity
 from graders.batch import BatchOptions, current_grader_version, run_batch
 from graders.cli import main
-from graders.grade import GradeResult
+from graders.results import GradeResult
 from graders.gradebook import Gradebook
 from graders.offering import get_offering, offering_problems
 from graders.score import failed_problem
