@@ -38,6 +38,7 @@ from .results import DEFAULT_SEED, GradeResult
 from .safetext import one_line, printable
 from .score import failed_problem
 from .offering import get_offering, offering_problems
+from .version import grader_version
 
 RESULT_FILES = ("junit.xml", "results.json", "report.html")
 #: Files of DIR itself; no submission may be named like them.
@@ -141,8 +142,6 @@ class BatchRun:
 
 def current_grader_version() -> str:
     """The version string a GradeResult carries (package version + content hash)."""
-    from .assemble import grader_version
-
     return f"{__version__}+{grader_version()}"
 
 

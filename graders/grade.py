@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from . import __version__, sandbox
-from .assemble import grader_version
 from .cache import forget_verified
 from .faults import ATTEMPTS, GraderFault, inject
 from .problemcheck import static_findings
@@ -30,6 +29,7 @@ from .score import FAULT_MESSAGE, failed_problem, score_problem
 from .offering import get_offering, offering_problems
 from .judge import get_judge, judge_outcome
 from .spec import ProblemSpec, TestSpec
+from .version import grader_version
 
 
 @dataclass(frozen=True)
