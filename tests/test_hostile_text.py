@@ -24,11 +24,11 @@ import pytest
 from click.testing import CliRunner
 
 import hostile_kit as k
-from graders.batch import submission_name
 from graders.cli import main
 from graders.gradebook import Gradebook, GradedSubmission, grades_csv
 from graders import results
 from graders.results import GradeResult, ProblemResult
+from graders.submissions import submission_name
 
 #: the exception message of tests/files/hostile/text_escape.py
 ATTACK = "\x1b]0;pwned\x07\x1b[2J\x00\x01\x7f\x9b ok"
