@@ -223,7 +223,7 @@ def write_report(result: GradeResult, student_dir: Path) -> None:
     """report.html, linking back to the class report, written atomically."""
     from reports.render import render_submission
 
-    html = render_submission(result, links={"index": INDEX_LINK})  # figures drawn one at a time (reports.figures)
+    html = render_submission(result, links={"index": INDEX_LINK})  # figures drawn one at a time (graders.figures)
     write_atomic(student_dir / "report.html", html)
 
 

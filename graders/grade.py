@@ -228,7 +228,7 @@ def draw_figures(spec: ProblemSpec, result: ProblemResult, reference: ChildRun, 
 
 
 def _draw(problem: str, figure: Dict[str, Any]) -> Optional[str]:
-    from reports.figures import figure_svg
+    from .figures import figure_svg  # matplotlib: imported only by the commands that draw
 
     inject("figure", problem)
     return figure_svg(str(figure.get("kind")), figure, problem)

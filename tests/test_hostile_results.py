@@ -27,7 +27,7 @@ from graders.judge import judge_outcome
 from graders.results import ProbeOutcome
 from graders.record import results_json
 from graders.spec import load_problems
-from reports.figures import figure_svg
+from graders.figures import figure_svg
 from reports.render import render_submission
 
 TRAINING = k.FILES["training"]
