@@ -9,7 +9,8 @@ import sqlite3
 import pytest
 
 from graders import gradebook as gb
-from graders.gradebook import Gradebook, GradedSubmission, grades_csv, result_from_json, result_to_json
+from graders.gradebook import Gradebook, GradedSubmission, result_from_json, result_to_json
+from graders.gradebook_api import grades_csv
 from graders import results
 from graders.results import GradeResult, ProblemResult
 

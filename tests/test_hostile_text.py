@@ -25,7 +25,8 @@ from click.testing import CliRunner
 
 import hostile_kit as k
 from graders.cli import main
-from graders.gradebook import Gradebook, GradedSubmission, grades_csv
+from graders.gradebook import Gradebook, GradedSubmission
+from graders.gradebook_api import grades_csv
 from graders import results
 from graders.results import GradeResult, ProblemResult
 from graders.submissions import submission_name
