@@ -30,7 +30,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 from . import __version__
 from .gradebook import GRADEBOOK, Gradebook, GradedSubmission, SubmissionRow
-from .grade import GradeOptions, grade_submission, workspace_dir
+from .grade import GradeOptions, grade_submission
 from .intake import open_submission
 from .record import write_atomic, write_results
 from .results import DEFAULT_SEED, GradeResult
@@ -39,6 +39,7 @@ from .score import failed_problem
 from .submissions import BatchUsageError, Entry, discover
 from .offering import get_offering, offering_problems
 from .version import grader_version
+from .workspace import workspace_dir
 
 RESULT_FILES = ("junit.xml", "results.json", "report.html")
 LOCK_FILE = ".autograde-batch.lock"

@@ -47,6 +47,7 @@ from typing import List, Optional, Sequence, Set
 
 from ..safetext import csv_cell, one_line
 from ..submissions import Entry
+from ..workspace import workspace_dir
 from .collect import class_entries, contract_files, given_code, read_student
 from .fingerprints import all_kgrams
 from .index import Caches, Document, PairScore, Settings, build_document, score_class
@@ -117,7 +118,6 @@ def screen_class(submissions_dir: Path, out_dir: Optional[Path] = None, bases: S
     `submissions.discover`) when `submissions_dir` is not a folder or two entries have the same name, and
     SpecError for an unknown offering.
     """
-    from ..grade import workspace_dir
     from ..offering import get_offering
 
     clock = time.monotonic()
