@@ -7,6 +7,12 @@ nodes are the modules of graders/, reports/, scripts/ and benchmarks/, and the p
 of each problem (judges.py, figures.py, probes.py or the probes/ package). The child's own modules
 (graders/child/) are imported by their plain names inside the sandbox (`import probekit`); those names are
 theirs here too. reference/ and student_template/ (the course's framework) are not the grader's layers.
+
+The layers, bottom to top (LAYERS): the grader's modules (the stages, their result types, the gradebook, the
+similarity screening), then reports/, then the verbs that drive a whole run (`batch`, `gradescope`,
+`check-problems`, `make-template`), then the CLI; scripts/ and benchmarks/ sit on top. A module imports its own
+layer and those below. A problem's files import `graders.api` only, and nothing of the grader imports that
+surface.
 """
 
 from __future__ import annotations
@@ -25,6 +31,22 @@ PROBLEM_FILES = ("judges.py", "figures.py", "probes.py", "probes")
 CHILD = ROOT / "graders" / "child"
 #: the only module of the grader a problem's files may import
 PROBLEM_API = "graders.api"
+
+#: import edges that still close a cycle, each with why it is left (the test below fails once one is gone)
+KNOWN: Dict[Tuple[str, str], str] = {
+    ("graders.grade", "graders.problemcheck"): (
+        "grading runs the static checks of a problem folder (problemcheck.static_findings) and check-problems "
+        "grades the reference (grade_submission): the static checks belong below grading, in a module of their "
+        "own that problemcheck imports; problemcheck.py is being changed on another branch (issue 20)"),
+}
+#: layers, bottom to top; a module not named here is in the first (the grader's stages and what they share)
+LAYERS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
+    ("the grader", ()),
+    ("reports", ("reports",)),
+    ("verbs", ("graders.batch", "graders.gradescope", "graders.problemcheck", "graders.make_template")),
+    ("cli", ("graders.cli", "graders.__main__")),
+    ("tools", ("scripts", "benchmarks")),
+)
 
 Graph = Dict[str, Set[str]]
 
@@ -150,9 +172,57 @@ def test_the_graph_sees_the_known_imports():
     assert "reports.render" in graph["graders.cli"]  # inside a function
 
 
+def without_known(graph: Graph) -> Graph:
+    """The graph without the KNOWN edges."""
+    return {node: {t for t in targets if (node, t) not in KNOWN} for node, targets in graph.items()}
+
+
+def layer(module: str) -> int:
+    """The index in LAYERS of the layer `module` is in."""
+    for index, (_, prefixes) in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return index
+    return 0
+
+
 def test_no_import_cycle_among_the_projects_modules():
-    found = cycles(import_graph())
+    found = cycles(without_known(import_graph()))
     assert not found, "import cycles:\n" + "\n".join("  " + " -> ".join(c) for c in found)
+
+
+def test_each_known_cycle_is_still_there():
+    """A KNOWN edge that no longer exists, or no longer closes a cycle, is taken out of KNOWN (so the list
+    can only shrink)."""
+    graph = import_graph()
+    gone = [f"{a} -> {b}" for (a, b) in KNOWN if b not in graph.get(a, ()) or _shortest_path(graph, b, a) is None]
+    assert not gone, "remove from KNOWN (no longer a cycle): " + ", ".join(gone)
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    graph = without_known(import_graph())
+    upward = [f"{a} ({LAYERS[layer(a)][0]}) -> {b} ({LAYERS[layer(b)][0]})"
+              for a in sorted(graph) for b in sorted(graph[a]) if layer(b) > layer(a)]
+    assert not upward, "imports of a higher layer:\n" + "\n".join("  " + u for u in upward)
+
+
+def test_the_problem_api_is_imported_by_problems_only():
+    """graders.api is a surface for problem authors, not a module the grader itself goes through."""
+    graph = import_graph()
+    users = sorted(node for node, targets in graph.items() if PROBLEM_API in targets and not node.startswith("problems."))
+    assert not users, f"{PROBLEM_API} imported by the grader's own modules: {', '.join(users)}"
+
+
+def test_reports_read_the_gradebook_through_its_read_api():
+    """No SQL in reports/: they read typed rows of graders.gradebook_api."""
+    sql = []
+    for path in sorted((ROOT / "reports").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and node.value.lstrip().upper().startswith(("SELECT ", "INSERT ", "UPDATE ", "DELETE ", "PRAGMA ")):
+                sql.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:60]}")
+            elif isinstance(node, ast.Attribute) and node.attr in ("query", "execute"):
+                sql.append(f"{path.relative_to(ROOT)}:{node.lineno}: .{node.attr}(...)")
+    assert not sql, "reports querying the gradebook themselves:\n" + "\n".join(sql)
 
 
 def test_problem_files_import_the_grader_only_through_its_api():
