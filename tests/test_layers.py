@@ -89,22 +89,23 @@ def _base(path: Path, level: int) -> List[str]:
     return parts[: len(parts) - (level - 1)] if level > 1 else parts
 
 
-def imported(path: Path, tree: ast.AST) -> Iterator[Tuple[str, int]]:
-    """(candidate module names, line) of every import in `tree`: for `from X import a`, both `X.a` and `X`."""
+def imported(path: Path, tree: ast.AST) -> Iterator[str]:
+    """The candidate module names of every import in `tree`: for `from X import a`, both `X.a` and `X`."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield alias.name, node.lineno
+            yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = _base(path, node.level) if node.level else []
             package = ".".join(base + ([node.module] if node.module else []))
-            for alias in node.names:
-                yield f"{package}.{alias.name}" if package else alias.name, node.lineno
-            yield package, node.lineno
+            yield from (f"{package}.{alias.name}" if package else alias.name for alias in node.names)
+            yield package
 
 
 def resolve(name: str, known: Dict[str, Path]) -> Optional[str]:
-    """The graph node `name` imports: the longest known prefix of it (`graders.judge.Verdict` -> graders.judge)."""
+    """The graph node `name` imports: the longest known prefix of it (`graders.judge.Verdict` -> graders.judge).
+
+    Importing `a.b.c` is an edge to `a.b.c` only, not to the packages `a` and `a.b` that Python initialises on
+    the way (their `__init__` is a node of its own, reached when something imports the package itself)."""
     parts = name.split(".")
     for end in range(len(parts), 0, -1):
         candidate = ".".join(parts[:end])
@@ -126,7 +127,7 @@ def import_graph() -> Graph:
         node = module_name(path)
         edges = graph.setdefault(node, set())
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        for target, _ in imported(path, tree):
+        for target in imported(path, tree):
             hit = resolve(target, known)
             if hit is not None and canonical(hit, known) != node:
                 edges.add(canonical(hit, known))
