@@ -22,10 +22,9 @@ from .cache import cache_root, cached_dir, cached_json
 from .faults import GraderFault, inject, injected
 from .intake import parse_python
 from .limits import Limits
-from .probe import ChildConfig, ChildRun, ProbeOutcome, run_child
+from .probe import ChildConfig, run_child
+from .results import DEFAULT_SEED, ChildRun, ProbeOutcome
 from .spec import ProblemSpec, problem_module
-
-DEFAULT_SEED = 2026
 
 
 def limits_for(problem: ProblemSpec, tighter: Optional[Dict[str, float]] = None) -> Limits:

@@ -23,7 +23,7 @@ from conftest import ROOT
 from graders.baseline import problem_hooks
 from graders.grade import GradeOptions, grade_submission
 from graders.judge import judge_outcome
-from graders.probe import ProbeOutcome
+from graders.results import ProbeOutcome
 from graders.spec import load_problems
 
 COURSE_STYLE = ROOT / "tests" / "files" / "course_style"
