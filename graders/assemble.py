@@ -9,46 +9,20 @@ Stacks are built once per grader version and runtime, and checked before every u
 
 from __future__ import annotations
 
-import hashlib
 import py_compile
 import shutil
 import tempfile
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from . import paths
 from .cache import cached_dir
-from .make_template import _walk
 from .spec import ProblemSpec, load_problems
 from .template import has_markers, strip_file
 
 #: Files of the reference that never enter a child's stack (corpus labels live in data/).
 STACK_EXCLUDE = ("data",)
-
-
-#: grader modules that cannot change a grade (CLI, batch bookkeeping, packaging): not in the version hash
-NOT_GRADING = {"cli.py", "batch.py", "gradebook.py", "gradescope.py", "make_template.py", "__main__.py"}
-
-
-#: folders of a problem that only the project's tests and students read (never a grade): not in the version hash
-PROBLEM_TEST_MATERIAL = ("valid", "buggy", "public")
-
-
-@lru_cache(maxsize=1)
-def grader_version() -> str:
-    """A hash of everything that can change a grade: the grading stages, problems and reference."""
-    digest = hashlib.sha256()
-    for base in (paths.ROOT / "graders", paths.PROBLEMS, paths.REFERENCE):
-        for rel in _walk(base):
-            if base.name == "graders" and (rel.as_posix() in NOT_GRADING or rel.parts[0] == "template_extras"):
-                continue
-            if base == paths.PROBLEMS and len(rel.parts) > 2 and rel.parts[1] in PROBLEM_TEST_MATERIAL:
-                continue
-            digest.update(f"{base.name}/{rel.as_posix()}\0".encode())
-            digest.update((base / rel).read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def _copy_stack(dest: Path, strip_for: Optional[str], problems: Sequence[ProblemSpec]) -> None:
@@ -58,7 +32,7 @@ def _copy_stack(dest: Path, strip_for: Optional[str], problems: Sequence[Problem
     the graded code) are shipped as bytecode only (`module.pyc`, no source), so a submission
     cannot simply read or print them.
     """
-    for rel in _walk(paths.REFERENCE):
+    for rel in paths.files_under(paths.REFERENCE):
         if rel.parts[0] in STACK_EXCLUDE:
             continue
         source = paths.REFERENCE / rel

@@ -21,26 +21,15 @@ from .assemble import child_dir, mutant_files, probes_dir, stack_for, swap_for
 from .cache import cache_root, cached_dir, cached_json
 from .faults import GraderFault, inject, injected
 from .intake import parse_python
-from .probe import ChildConfig, ChildLimits, ChildRun, ProbeOutcome, run_child
+from .limits import Limits
+from .probe import ChildConfig, run_child
+from .results import DEFAULT_SEED, ChildRun, ProbeOutcome
 from .spec import ProblemSpec, problem_module
 
-DEFAULT_SEED = 2026
 
-
-def limits_for(problem: ProblemSpec, tighter: Optional[Dict[str, float]] = None) -> ChildLimits:
+def limits_for(problem: ProblemSpec, tighter: Optional[Dict[str, float]] = None) -> Limits:
     """The child's limits from problem.toml, optionally tightened (never loosened)."""
-    lim = problem.limits
-    values = {
-        "wall_seconds": lim.wall_seconds,
-        "probe_seconds": lim.probe_seconds,
-        "cpu_seconds": lim.cpu_seconds,
-        "memory_mib": lim.memory_mib,
-    }
-    for key, value in (tighter or {}).items():
-        if key not in values:
-            raise ValueError(f"unknown limit '{key}'")
-        values[key] = type(values[key])(min(values[key], value))
-    return ChildLimits(**values)
+    return problem.limits.tightened(tighter)
 
 
 def problem_hooks(problem: ProblemSpec) -> Any:
@@ -107,7 +96,7 @@ def _probes_digest(problem: ProblemSpec) -> str:
 
 
 def _fresh_run(problem: ProblemSpec, label: str, seed: int, student_file: Optional[Path],
-               limits: Optional[ChildLimits] = None, inject_faults: Sequence[str] = ()) -> ChildRun:
+               limits: Optional[Limits] = None, inject_faults: Sequence[str] = ()) -> ChildRun:
     """The problem's probes run now, in a private work folder of the cache."""
     workdir = cache_root() / "work" / problem.id / f"{label}-{os.getpid()}-{threading.get_ident()}"
     shutil.rmtree(workdir, ignore_errors=True)
@@ -144,7 +133,7 @@ def reference_run(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> ChildRun:
     return run
 
 
-def control_run(problem: ProblemSpec, seed: int, limits: ChildLimits, inject_faults: Sequence[str] = ()) -> ChildRun:
+def control_run(problem: ProblemSpec, seed: int, limits: Limits, inject_faults: Sequence[str] = ()) -> ChildRun:
     """The reference solution's file graded exactly as a student's is, now, with the same limits (never cached):
     when a student's run fails in a way the grader might have caused, this run says whether the grader works at
     this moment."""

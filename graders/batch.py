@@ -15,7 +15,6 @@ dies with the batch), or a Dask cluster's executor.
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import multiprocessing
 import os
@@ -30,29 +29,25 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import __version__
-from .baseline import DEFAULT_SEED
 from .gradebook import GRADEBOOK, Gradebook, GradedSubmission, SubmissionRow
-from .grade import GradeOptions, GradeResult, grade_submission, workspace_dir
+from .grade import GradeOptions, grade_submission
 from .intake import open_submission
 from .record import write_atomic, write_results
+from .results import DEFAULT_SEED, GradeResult
 from .safetext import one_line, printable
 from .score import failed_problem
+from .submissions import BatchUsageError, Entry, discover
 from .offering import get_offering, offering_problems
+from .version import grader_version
+from .workspace import workspace_dir
 
 RESULT_FILES = ("junit.xml", "results.json", "report.html")
-#: Files of DIR itself; no submission may be named like them.
-RESERVED = {"index.html", "grades.csv", GRADEBOOK, f"{GRADEBOOK}-wal", f"{GRADEBOOK}-shm",
-            "similarity.csv", "similarity.html", "similarity.json"}
 LOCK_FILE = ".autograde-batch.lock"
 #: Link from a student's report back to the class report.
 INDEX_LINK = "../index.html"
 #: How long to try reaching a Dask scheduler before giving up.
 DASK_CONNECT_TIMEOUT = "15s"
 FAULT_MESSAGE = "not graded: the grader failed on this submission (course staff notified)"
-
-
-class BatchUsageError(Exception):
-    """The batch cannot start (bad folder, clashing names, unreachable scheduler, busy DIR)."""
 
 
 @dataclass(frozen=True)
@@ -80,15 +75,6 @@ class BatchOptions:
     similarity: bool = True
     #: code given to everyone besides the student template (files or folders), left out of the screening
     similarity_bases: Tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One submission found in the submissions folder."""
-
-    #: entry name without .zip
-    name: str
-    path: Path
 
 
 @dataclass(frozen=True)
@@ -141,8 +127,6 @@ class BatchRun:
 
 def current_grader_version() -> str:
     """The version string a GradeResult carries (package version + content hash)."""
-    from .assemble import grader_version
-
     return f"{__version__}+{grader_version()}"
 
 
@@ -153,57 +137,7 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-# --------------------------------------------------------------------- discovery
-
-
-#: longest submission name kept whole (UTF-8 bytes); an output folder name must stay under 255
-NAME_BYTES = 120
-
-
-def submission_name(raw: str) -> str:
-    """The entry name as it keys the gradebook and names the output folder: itself when printable and
-    short; else its one-line form cut to NAME_BYTES, plus 8 hex digits of the raw name's hash (two raw
-    names that escape alike stay two students; a long name never exceeds the file-name limit)."""
-    name = one_line(raw)
-    if name == raw and len(name.encode("utf-8")) <= NAME_BYTES:
-        return name
-    cut = name.encode("utf-8")[:NAME_BYTES].decode("utf-8", "ignore")
-    digest = hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:8]
-    return f"{cut}-{digest}"
-
-
-def discover(submissions_dir: Path, out_dir: Optional[Path] = None) -> Tuple[List[Entry], List[str]]:
-    """(submissions, ignored entry names). Hidden entries and the output folder are skipped.
-
-    A submission is named by its entry name (without .zip) made one short printable line (`submission_name`):
-    that name keys its gradebook record and names its output folder, so a name built of escape
-    sequences or newlines reaches no output verbatim. Ignored names are returned the same way.
-    """
-    if not submissions_dir.is_dir():
-        raise BatchUsageError(f"{one_line(str(submissions_dir))} is not a folder")
-    out_resolved = out_dir.resolve() if out_dir else None
-    # absolute, but the entry itself is not resolved: intake refuses symlinked submissions
-    base = submissions_dir.resolve()
-    entries: Dict[str, Entry] = {}
-    ignored: List[str] = []
-    for item in sorted(submissions_dir.iterdir(), key=lambda p: p.name):
-        if item.name.startswith(".") or (out_resolved and item.resolve() == out_resolved):
-            continue
-        if item.is_dir():
-            name = submission_name(item.name)
-        elif item.name.lower().endswith(".zip"):
-            name = submission_name(item.name[: -len(".zip")])
-        else:
-            ignored.append(one_line(item.name))
-            continue
-        if name in entries:
-            raise BatchUsageError(f"two entries are both named '{name}': "
-                                  f"{one_line(entries[name].path.name)} and {one_line(item.name)}")
-        if name in RESERVED or not name:
-            raise BatchUsageError(f"'{one_line(item.name)}': a submission cannot be named '{name}' "
-                                  "(reserved in the output folder)")
-        entries[name] = Entry(name, base / item.name)
-    return list(entries.values()), ignored
+# --------------------------------------------------------------------- planning
 
 
 def submission_hash(source: Path, wanted: Sequence[str]) -> str:
@@ -290,7 +224,7 @@ def write_report(result: GradeResult, student_dir: Path) -> None:
     """report.html, linking back to the class report, written atomically."""
     from reports.render import render_submission
 
-    html = render_submission(result, links={"index": INDEX_LINK})  # figures drawn one at a time (reports.figures)
+    html = render_submission(result, links={"index": INDEX_LINK})  # figures drawn one at a time (graders.figures)
     write_atomic(student_dir / "report.html", html)
 
 
@@ -531,12 +465,14 @@ def screen_similarity(submissions_dir: Path, out_dir: Path, options: BatchOption
     """Screen the class for copied code (graders.similarity) once grading is recorded. A failure is a
     warning and costs no grade; it removes the previous screening's files, so the class report never
     links a stale page."""
-    from .similarity import remove_outputs, screen_class, write_outputs
+    from reports.similarity_report import write_similarity_outputs
+
+    from .similarity import remove_outputs, screen_class
 
     try:
         result = screen_class(submissions_dir, out_dir, bases=[Path(b) for b in options.similarity_bases],
                               offering=options.offering)
-        run.similarity = write_outputs(result, out_dir, links={"index": "index.html"})
+        run.similarity = write_similarity_outputs(result, out_dir, links={"index": "index.html"})
     except Exception as exc:  # never lose grading results to the screening
         try:
             remove_outputs(out_dir)

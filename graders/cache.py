@@ -41,6 +41,7 @@ from typing import Any, Callable, Dict, Iterator, Optional, Tuple
 
 from . import sandbox
 from .faults import CacheFault, inject
+from .version import grader_version
 
 MANIFEST = ".manifest.json"
 CACHE_ENV = "AUTOGRADE_CACHE"
@@ -80,8 +81,6 @@ def cache_base() -> Path:
 
 def cache_root() -> Path:
     """Where this grader version, on this runtime, caches its artefacts (AUTOGRADE_CACHE moves the base)."""
-    from .assemble import grader_version
-
     return cache_base() / grader_version() / runtime_key()
 
 

@@ -136,8 +136,9 @@ def batch_cmd(submissions_dir: Path, out_dir: Path, jobs: int | None, scheduler:
               problems: str | None, offering: str | None, problem_jobs: int, no_progress: bool,
               allow_weak_sandbox: bool, no_similarity: bool, similarity_bases: tuple) -> None:
     """Grade every submission (folder or .zip) of SUBMISSIONS_DIR; re-running resumes."""
-    from .batch import BatchOptions, BatchUsageError, default_jobs, run_batch, summary_text
+    from .batch import BatchOptions, default_jobs, run_batch, summary_text
     from .spec import SpecError
+    from .submissions import BatchUsageError
 
     options = BatchOptions(offering=offering, problems=_problem_list(problems), jobs=jobs or default_jobs(), problem_jobs=problem_jobs,
                            regrade=regrade, scheduler=scheduler, progress=not no_progress,
@@ -169,9 +170,11 @@ def similarity_cmd(submissions_dir: Path, out_dir: Path, bases: tuple, threshold
     """Screen a class for copied code: every pair of submissions (folders or .zip) of SUBMISSIONS_DIR."""
     import dataclasses
 
-    from .batch import BatchUsageError
-    from .similarity import Settings, screen_class, write_outputs
+    from reports.similarity_report import write_similarity_outputs
+
+    from .similarity import Settings, screen_class
     from .spec import SpecError
+    from .submissions import BatchUsageError
 
     settings = Settings() if threshold is None else dataclasses.replace(Settings(), threshold=threshold)
     try:
@@ -179,7 +182,7 @@ def similarity_cmd(submissions_dir: Path, out_dir: Path, bases: tuple, threshold
     except (BatchUsageError, SpecError) as exc:
         raise click.UsageError(printable(str(exc)))
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_outputs(result, out_dir)
+    write_similarity_outputs(result, out_dir)
     flagged = result.flagged
     click.echo(f"compared {len(result.documents)} submission(s), {len(result.pairs)} pair(s) "
                f"in {result.seconds:.1f} s; {len(flagged)} pair(s) at or above {settings.threshold:g}")
@@ -196,7 +199,8 @@ def similarity_cmd(submissions_dir: Path, out_dir: Path, bases: tuple, threshold
 @click.argument("out_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def report_cmd(out_dir: Path) -> None:
     """Re-render index.html, grades.csv and every report.html of a batch folder, without regrading."""
-    from .batch import BatchUsageError, rerender
+    from .batch import rerender
+    from .submissions import BatchUsageError
 
     try:
         count = rerender(out_dir)

@@ -8,7 +8,7 @@ crashing on data the reference also produces, the reference or a mutant failing 
 problem is retried once, and if it fails again it is recorded as a fault (never as points lost), shown to
 staff and regraded by the next `batch`. What might be either (a harness fault, a SystemError or an outside
 SIGKILL after graded code ran) is run twice more, the worse counting; if it comes back, a control run of the
-reference solution decides (graders.grade._runs_to_judge).
+reference solution decides (graders.attribution).
 
 Fault injection (tests only): ``AUTOGRADE_INJECT_FAULTS="kind[:problem][*times],..."`` makes the grader fail
 at the named point, for every problem or one, always or the first `times` times in this process. The kinds

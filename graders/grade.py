@@ -2,77 +2,30 @@
 
 from __future__ import annotations
 
-import dataclasses
-import os
-import shutil
-import tempfile
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Dict, List, Optional
 
 from . import __version__, sandbox
-from .assemble import grader_version
+from .attribution import runs_to_judge
 from .cache import forget_verified
 from .faults import ATTEMPTS, GraderFault, inject
 from .problemcheck import static_findings
-from .baseline import (DEFAULT_SEED, child_config, child_faults, control_run, limits_for, mutant_runs, problem_hooks,
-                       reference_problem, reference_run)
+from .baseline import child_config, child_faults, limits_for, mutant_runs, problem_hooks, reference_run
 from .integrity import screen_submission
 from .intake import Submission, StudentFile, open_submission
-from .probe import ChildRun, run_child
+from .probe import run_child
+from .results import DEFAULT_SEED, ChildRun, GradeResult, ProblemResult
 from .safetext import one_line
-from .score import FAULT_MESSAGE, ProblemResult, failed_problem, score_problem
+from .score import FAULT_MESSAGE, failed_problem, score_problem
 from .offering import get_offering, offering_problems
 from .judge import get_judge, judge_outcome
 from .spec import ProblemSpec, TestSpec
-
-
-@dataclass
-class GradeResult:
-    """Everything known about one graded submission."""
-
-    submission: str
-    problems: List[ProblemResult]
-    #: submission-level errors (not a zip, empty, ...)
-    errors: List[str] = field(default_factory=list)
-    #: things the student should know (refused entries, files found elsewhere)
-    warnings: List[str] = field(default_factory=list)
-    execution_time: float = 0.0
-    grader_version: str = ""
-    seed: int = DEFAULT_SEED
-    content_hash: str = ""
-    #: "strong" (bubblewrap view, unprivileged uid, namespaces, control group, rlimits), "unprivileged"
-    #: (the same view and namespaces in a user namespace, rlimits; no control group) or "weak" (rlimits only)
-    sandbox: str = "strong"
-    #: the course offering graded (problems/offerings.toml)
-    offering: str = ""
-    #: constructs a TA should look at before trusting the score (graders.integrity; never changes a score)
-    review: List[str] = field(default_factory=list)
-
-    @property
-    def score(self) -> float:
-        return round(sum(p.score for p in self.problems), 6)
-
-    @property
-    def max_score(self) -> float:
-        return round(sum(p.max_score for p in self.problems), 6)
-
-    @property
-    def faults(self) -> List[str]:
-        return [f"{p.id}: {p.fault}" for p in self.problems if p.fault]
-
-    @property
-    def pending(self) -> float:
-        """Points of the problems the grader failed on: not graded yet (course staff regrade them)."""
-        return round(sum(p.max_score for p in self.problems if p.fault), 6)
-
-    @property
-    def misconceptions(self) -> List[str]:
-        return list(dict.fromkeys(m for p in self.problems for m in p.misconceptions))
+from .version import grader_version
+from .workspace import workspace_dir
 
 
 @dataclass(frozen=True)
@@ -136,7 +89,7 @@ def _grade_once(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int
     hooks = problem_hooks(spec)
     local = dict(getattr(hooks, "JUDGES", {})) if hooks else {}
     probe_run = lambda name: _student_run(spec, record, workdir / name, seed, limits)
-    runs, note = _runs_to_judge(spec, probe_run("run"), probe_run, seed, limits)
+    runs, note = runs_to_judge(spec, probe_run("run"), probe_run, seed, limits)
     inject("memory", spec.id)
     results = [score_problem(spec, run, reference, mutants, local) for run in runs]
     result = min(results, key=lambda r: r.score)  # two runs after a suspect failure: the worse one counts
@@ -149,11 +102,6 @@ def _grade_once(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int
     return result
 
 
-#: exceptions that say the interpreter or the machine failed, not the code it ran (when graded code raises
-#: them itself, the control run tells)
-MACHINE_ERRORS = ("SystemError",)
-
-
 def _student_run(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int,
                  limits: Optional[Dict[str, float]]) -> ChildRun:
     """The problem's probes on the student's file, in a fresh child. A failure the grader owns for sure (the
@@ -164,81 +112,6 @@ def _student_run(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: in
     if run.fault and run.fault_before_student:
         raise GraderFault(f"before the student's code ran: {run.fault}")
     return run
-
-
-def suspected_failures(run: ChildRun) -> Dict[str, str]:
-    """{probe: why} for what in a student's run the grader or the machine may have caused, though graded code had
-    control: a harness fault after the student's code ran (every probe it left without a result), a SIGKILL from
-    outside the grader and the child's own memory limit, an interpreter SystemError in a probe (raised by it, or
-    recorded in its data by `probekit.capture`)."""
-    found: Dict[str, str] = {}
-    if run.fault:
-        found.update({o.probe: run.fault for o in run.outcomes.values() if o.status == "missing"})
-    for where in run.outside_kills:
-        for o in run.outcomes.values():
-            if o.probe == where or (where == "import" and o.status == "missing"):
-                found[o.probe] = "killed by SIGKILL from outside the grader and the problem's memory limit"
-    for o in run.outcomes.values():
-        if o.status == "error" and o.error_type in MACHINE_ERRORS:
-            found[o.probe] = o.describe()
-        elif o.ok and _recorded_error(o.value, MACHINE_ERRORS):
-            found[o.probe] = f"{_recorded_error(o.value, MACHINE_ERRORS)} in its data"
-    return found
-
-
-def _recorded_error(value: Any, types: Sequence[str]) -> Optional[str]:
-    """The type of the first error record (`{"__error__": {"type": ...}}`) of one of `types` in a probe's data."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            record = item.get("__error__")
-            if isinstance(record, dict) and record.get("type") in types:
-                return str(record["type"])
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return None
-
-
-def _runs_to_judge(spec: ProblemSpec, first: ChildRun, probe_run: Any, seed: int,
-                   limits: Optional[Dict[str, float]]) -> tuple:
-    """([runs to judge], note): the student's run, or, after a failure the grader may have caused, two.
-
-    A suspected failure (`suspected_failures`) must cost the student nothing and gain them nothing: the probes
-    it hit are run twice more, in fresh children, and the problem is judged on each repair (the first run's
-    other probes kept); the worse one counts, so code that fails on purpose to be run again gets no second
-    chance. If the failure comes back, the reference solution's file is graded the same way now (`control_run`):
-    failing too, the grader is broken (a fault); working, the failure is the student's code's.
-    """
-    suspects = suspected_failures(first)
-    if not suspects:
-        return [first], None
-    again = [probe_run(f"again{i}") for i in (1, 2)]
-    if any(suspected_failures(run) for run in again):
-        control = control_run(spec, seed, limits_for(spec, limits), child_faults(spec))
-        broken = reference_problem(control)
-        if broken:
-            raise GraderFault(f"{_said(suspects)}; the reference solution graded the same way fails too: {broken}")
-        return [first], ("the grading process failed while your code had control, three times, and the reference "
-                         f"solution graded the same way works: the failure is your code's ({_said(suspects)})")
-    repaired = [_repair(first, run, suspects) for run in again]
-    return repaired, (f"probes {', '.join(sorted(suspects))} failed in a way the grader may have caused "
-                      f"({_said(suspects)}); they were run twice more and the worse of the two runs counts")
-
-
-def _said(suspects: Dict[str, str]) -> str:
-    return one_line("; ".join(dict.fromkeys(suspects.values())))[:300]
-
-
-def _repair(first: ChildRun, again: ChildRun, lost: Dict[str, str]) -> ChildRun:
-    """`first` with the outcomes of the `lost` probes taken from `again` (the whole of `again` when the first
-    run never loaded the student's file)."""
-    if all(o.status == "missing" for o in first.outcomes.values()):
-        return again
-    outcomes = {probe: again.outcomes[probe] if probe in lost else outcome for probe, outcome in first.outcomes.items()}
-    return dataclasses.replace(first, outcomes=outcomes, fault=None, outside_kills=[],
-                               notes=first.notes + [f"(run again) {n}" for n in again.notes])
 
 
 def draw_figures(spec: ProblemSpec, result: ProblemResult, reference: ChildRun, local: Dict[str, Any]) -> None:
@@ -271,7 +144,7 @@ def draw_figures(spec: ProblemSpec, result: ProblemResult, reference: ChildRun, 
 
 
 def _draw(problem: str, figure: Dict[str, Any]) -> Optional[str]:
-    from reports.figures import figure_svg
+    from .figures import figure_svg  # matplotlib: imported only by the commands that draw
 
     inject("figure", problem)
     return figure_svg(str(figure.get("kind")), figure, problem)
@@ -287,56 +160,6 @@ def _reference_figure_fails(spec: ProblemSpec, test: TestSpec, reference: ChildR
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
     return None
-
-
-#: where graders stage submissions and child outputs: one folder per user (a TA grading after root on the
-#: same machine must not meet root's folder), <pid>-<random> per grading inside it
-WORK_BASE = Path(tempfile.gettempdir()) / f"autograde-work-{os.getuid()}"
-
-
-def work_base() -> Path:
-    """This user's WORK_BASE, created if needed. Refused (with the folder named) when someone else owns it or
-    can write to it: a folder another user made in /tmp could read or swap what is graded."""
-    WORK_BASE.mkdir(mode=0o755, parents=True, exist_ok=True)
-    info = WORK_BASE.lstat()
-    if WORK_BASE.is_symlink() or info.st_uid != os.getuid():
-        raise PermissionError(f"{WORK_BASE} is not a folder of this user (owner uid {info.st_uid}): "
-                              "remove it or set TMPDIR")
-    if info.st_mode & 0o022:
-        WORK_BASE.chmod(0o755)  # ours, but writable by others (an old umask): no longer
-    return WORK_BASE
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def sweep_stale_workspaces() -> None:
-    """Remove workspaces left by graders that were killed (their pid is gone)."""
-    if not WORK_BASE.is_dir():
-        return
-    for entry in work_base().iterdir():
-        pid = entry.name.partition("-")[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(entry, ignore_errors=True)
-
-
-@contextmanager
-def workspace_dir() -> Iterator[Path]:
-    """A private scratch directory, removed afterwards (or by the next grader if this one is killed)."""
-    base = work_base()
-    sweep_stale_workspaces()
-    path = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=base))
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def grade_submission(source: Path, options: GradeOptions = GradeOptions(), name: Optional[str] = None) -> GradeResult:

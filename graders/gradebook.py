@@ -10,13 +10,14 @@ re-rendered without regrading.
 Student-derived text (graders.safetext): the submission name is kept exactly (it is the key of the
 record and of DIR/<name>/); every other text column is stored printable, and every cell of grades.csv
 is made safe for spreadsheets (`safetext.csv_cell`: one line, formulas neutralised, numbers as numbers).
+
+This module writes records (and reads one back, for `batch` to resume and `report` to re-render); what the
+class report and grades.csv read is graders.gradebook_api.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import json
 import sqlite3
 from contextlib import contextmanager
@@ -25,9 +26,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Type, TypeVar
 
-from .grade import GradeResult
-from .safetext import csv_cell, printable
-from .score import ProblemResult, TestResult
+from .results import GradeResult, ProblemResult, TestResult
+from .safetext import printable
 
 GRADEBOOK = "gradebook.sqlite"
 SCHEMA_VERSION = "1"
@@ -303,30 +303,3 @@ class Gradebook:
 
 
 _ROW_COLUMNS = ", ".join(f.name for f in dataclasses.fields(SubmissionRow))
-
-
-def problem_columns(book: Gradebook) -> List[str]:
-    """Problem ids present in the gradebook, in the problems' declared order."""
-    rows = book.query("SELECT problem, MIN(position) AS pos FROM problem_scores GROUP BY problem ORDER BY pos, problem")
-    return [r["problem"] for r in rows]
-
-
-def grades_csv(book: Gradebook) -> str:
-    """One row per student: total, maximum, per-problem scores, status (LMS import).
-
-    A grader fault is no score: its total and its faulted problems' cells are empty (status `fault`), so an LMS
-    import never records a 0 the student did not earn. Every cell goes through `safetext.csv_cell`: scores are
-    numbers, text can never be a formula."""
-    problems = problem_columns(book)
-    scores: Dict[str, Dict[str, float]] = {}
-    for r in book.query("SELECT name, problem, score FROM problem_scores WHERE fault IS NULL"):
-        scores.setdefault(r["name"], {})[r["problem"]] = r["score"]
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([csv_cell(c) for c in ["student", "total", "max_total", *problems, "status"]])
-    for row in book.rows():
-        mine = scores.get(row.name, {})
-        total = "" if row.status == "fault" else row.score
-        cells = [row.name, total, row.max_score, *(mine.get(p, "") for p in problems), row.status]
-        writer.writerow([csv_cell(c) for c in cells])
-    return out.getvalue()

@@ -138,15 +138,13 @@ cd "$WORK"
 
 def _payload_files(root: Path) -> List[Path]:
     """Relative paths of everything the archive carries from `root`, sorted."""
-    from .make_template import _walk
-
     files: List[Path] = []
     for name in PAYLOAD:
         path = root / name
         if path.is_file():
             files.append(Path(name))
         elif path.is_dir():
-            files.extend(Path(name) / rel for rel in _walk(path))
+            files.extend(Path(name) / rel for rel in paths.files_under(path))
     return files
 
 

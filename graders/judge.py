@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
-from .probe import ProbeOutcome
+from .results import ProbeOutcome
 
 
 @dataclass

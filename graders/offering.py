@@ -16,13 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import paths, toml
-from .spec import ProblemSpec, SpecError, load_problems
-
-OFFERING_KEYS = {"title", "starter", "problems", "drop", "drop_symbols", "markers"}
-#: `problems = "*"`: the offering grades every problem folder, each at the sum of its tests' points (a new
-#: problem joins it without an edit here)
-EVERY_PROBLEM = "*"
+from . import paths
+from .schema import EVERY_PROBLEM, Issue, described, offerings_issues
+from .spec import ProblemSpec, SpecError, load_problems, read_toml
 
 
 @dataclass(frozen=True)
@@ -51,76 +47,76 @@ class Offering:
         return float(sum(self.points.values()))
 
 
-def _table(raw: object, where: str) -> dict:
-    if not isinstance(raw, dict):
-        raise SpecError(f"{where}: expected a table")
-    return raw
+def reference_issues(raw: dict, known: Dict[str, ProblemSpec]) -> List[Issue]:
+    """What a parsed offerings.toml (of the right schema, graders.schema) says of problems that they contradict:
+    unknown problems, test ids and swap symbols, dropping every test, markers of problems not graded, an undefined
+    default."""
+    found: List[Issue] = []
+    for oid, table in raw["offerings"].items():
+        at = ("offerings", oid)
+        points = _points(table, known)
+        for pid in points:
+            if pid not in known:
+                found.append(Issue(at, ("problems", pid), f"no such problem (problems: {', '.join(sorted(known))})"))
+        if not points:
+            found.append(Issue(at, ("problems",), "grades no problem"))
+        for pid, tests in table.get("drop", {}).items():
+            if pid not in points:
+                found.append(Issue(at, ("drop", pid), "not one of this offering's problems"))
+            if pid not in points or pid not in known:
+                continue
+            test_ids = {t.id for t in known[pid].tests}
+            bad = [t for t in tests if t not in test_ids]
+            if bad:
+                found.append(Issue(at, ("drop", pid), f"unknown test id(s) {', '.join(bad)} (its tests: "
+                                                      f"{', '.join(t.id for t in known[pid].tests)})"))
+            elif set(tests) >= test_ids:
+                found.append(Issue(at, ("drop", pid), "would drop every test of the problem"))
+        for pid, symbols in table.get("drop_symbols", {}).items():
+            if pid not in points:
+                found.append(Issue(at, ("drop_symbols", pid), "not one of this offering's problems"))
+            if pid not in points or pid not in known:
+                continue
+            bad = [s for s in symbols if s not in known[pid].swap.symbols]
+            if bad:
+                found.append(Issue(at, ("drop_symbols", pid), f"not [swap] symbols of the problem: {', '.join(bad)} "
+                                                              f"(its symbols: {', '.join(known[pid].swap.symbols)})"))
+        found += [Issue(at, ("markers", pid), "not one of this offering's problems")
+                  for pid in table.get("markers", {}) if pid not in points]
+    if raw["default"] not in raw["offerings"]:
+        found.append(Issue((), ("default",), f"offering \"{raw['default']}\" is not defined "
+                                             f"(offerings: {', '.join(raw['offerings'])})"))
+    return found
 
 
-def _parse_offering(oid: str, raw: object, where: str, known: Dict[str, ProblemSpec]) -> Offering:
-    """One `[offerings.<id>]` table, checked against the problems that exist."""
-    table = _table(raw, where)
-    unknown_keys = set(table) - OFFERING_KEYS
-    if unknown_keys:
-        raise SpecError(f"{where}: unknown key(s) {', '.join(sorted(unknown_keys))} (allowed: {', '.join(sorted(OFFERING_KEYS))})")
-    raw_points = table.get("problems")
-    if raw_points == EVERY_PROBLEM:  # every problem folder, at its own points, in problem order
-        raw_points = {spec.id: spec.max_score for spec in sorted(known.values(), key=lambda s: (s.order, s.id))}
-    points = {}
-    for pid, value in _table(raw_points, f"{where}.problems").items():
-        if pid not in known:
-            raise SpecError(f"{where}.problems: unknown problem '{pid}' (problems: {', '.join(sorted(known))})")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise SpecError(f"{where}.problems.{pid}: points must be a number > 0, got {value!r}")
-        points[pid] = float(value)
-    if not points:
-        raise SpecError(f"{where}: grades no problem")
-    drop = {}
-    for pid, tests in _table(table.get("drop", {}), f"{where}.drop").items():
-        if pid not in points:
-            raise SpecError(f"{where}.drop: '{pid}' is not one of this offering's problems")
-        test_ids = {t.id for t in known[pid].tests}
-        bad = [t for t in tests if t not in test_ids]
-        if bad or not isinstance(tests, list):
-            raise SpecError(f"{where}.drop.{pid}: unknown test id(s) {bad or tests!r}")
-        if set(tests) >= test_ids:
-            raise SpecError(f"{where}.drop.{pid}: would drop every test of the problem")
-        drop[pid] = tuple(tests)
-    drop_symbols = {}
-    for pid, symbols in _table(table.get("drop_symbols", {}), f"{where}.drop_symbols").items():
-        if pid not in points:
-            raise SpecError(f"{where}.drop_symbols: '{pid}' is not one of this offering's problems")
-        bad = [s for s in symbols if s not in known[pid].swap.symbols] if isinstance(symbols, list) else symbols
-        if bad:
-            raise SpecError(f"{where}.drop_symbols.{pid}: not [swap] symbols of the problem: {bad!r}")
-        drop_symbols[pid] = tuple(symbols)
-    markers = {str(k): str(v) for k, v in _table(table.get("markers", {}), f"{where}.markers").items()}
-    stray = set(markers) - set(points)
-    if stray:
-        raise SpecError(f"{where}.markers: not problems of this offering: {', '.join(sorted(stray))}")
-    return Offering(oid, str(table.get("title", oid)), points, str(table.get("starter", "")), drop, drop_symbols,
-                    markers, every=table.get("problems") == EVERY_PROBLEM)
+def _points(table: dict, known: Dict[str, ProblemSpec]) -> Dict[str, float]:
+    """problem id -> points of one offering's `problems` (`"*"`: every problem folder at its own points, in
+    problem order)."""
+    if table["problems"] == EVERY_PROBLEM:
+        return {spec.id: spec.max_score for spec in sorted(known.values(), key=lambda s: (s.order, s.id))}
+    return {pid: float(value) for pid, value in table["problems"].items()}
 
 
 def load_offerings(path: Optional[Path] = None) -> Tuple[str, Dict[str, Offering]]:
-    """(default id, {id: Offering}) from `problems/offerings.toml`; errors name the file and key."""
+    """(default id, {id: Offering}) from `problems/offerings.toml`; a file that breaks its schema
+    (graders.schema) or names what the problems do not have is a SpecError naming the file and each key."""
     path = path or paths.PROBLEMS / "offerings.toml"
-    try:
-        raw = toml.loads(path.read_text(encoding="utf-8"))
-    except (OSError, toml.TOMLDecodeError) as exc:
-        raise SpecError(f"{path}: {exc}") from exc
-    extra = set(raw) - {"default", "offerings", "visibility"}  # [visibility]: graders.spec.course_visibility
-    if extra:
-        raise SpecError(f"{path}: unknown key(s) {', '.join(sorted(extra))}")
+    raw = read_toml(path)
+    issues = offerings_issues(raw)
+    if issues:
+        raise SpecError(described(path, issues))
     known = {s.id: s for s in load_problems(path.parent)}
+    issues = reference_issues(raw, known)
+    if issues:
+        raise SpecError(described(path, issues))
     offerings = {
-        oid: _parse_offering(oid, table, f"{path} [offerings.{oid}]", known)
-        for oid, table in _table(raw.get("offerings"), f"{path} [offerings]").items()
+        oid: Offering(oid, table.get("title", oid), _points(table, known), table.get("starter", ""),
+                      {pid: tuple(tests) for pid, tests in table.get("drop", {}).items()},
+                      {pid: tuple(symbols) for pid, symbols in table.get("drop_symbols", {}).items()},
+                      dict(table.get("markers", {})), every=table["problems"] == EVERY_PROBLEM)
+        for oid, table in raw["offerings"].items()
     }
-    default = str(raw.get("default", ""))
-    if default not in offerings:
-        raise SpecError(f"{path}: default offering '{default}' is not defined (offerings: {', '.join(offerings)})")
-    return default, offerings
+    return raw["default"], offerings
 
 
 #: environment variable naming the offering when no option does (set by the Gradescope scripts)

@@ -19,11 +19,13 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import cgroups, sandbox
+from .limits import Limits
+from .results import ChildRun, ProbeOutcome
 
 #: the child-side code (harness.py, probekit.py, compat/) in the repository
 CHILD_DIR = Path(__file__).resolve().parent / "child"
@@ -32,92 +34,6 @@ CHILD_DIR = Path(__file__).resolve().parent / "child"
 CHANNEL_CAP = 64 * 1024 * 1024
 #: Bytes of the child's stdout/stderr kept for the report.
 TAIL = 4000
-
-
-@dataclass
-class ProbeOutcome:
-    """What one probe produced in the child."""
-
-    #: probe id
-    probe: str
-    #: "ok" (value holds the data), "error" (the probe raised), "missing" (no result arrived)
-    status: str
-    #: the probe's plain-data result (JSON types only)
-    value: Any = None
-    #: exception type name, for status "error"
-    error_type: str = ""
-    #: exception message or the reason the result is missing
-    error_message: str = ""
-    #: line of the student's file the exception passed through, if any
-    line: Optional[int] = None
-    #: seconds spent in the probe, as measured by the child (informative only)
-    seconds: float = 0.0
-    #: the child's CPU time at each `probekit.mark(label)`, read by the parent from the kernel
-    #: (the process CPU clocks of its whole process tree), in seconds; None when a label was sent twice (forged marks) or
-    #: the child's CPU clock could not be read
-    marks: Optional[Dict[str, float]] = None
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
-
-    def describe(self, display_path: str = "") -> str:
-        """One line for a report: 'RecursionError: ... (minitorch/autodiff.py:42)'."""
-        where = f" ({display_path}:{self.line})" if self.line and display_path else ""
-        if self.status == "error" and self.error_type == "NotImplementedError":
-            said = f" ({self.error_message})" if self.error_message.strip() else ""
-            return f"not implemented yet: NotImplementedError{said}{where}"
-        if self.status == "error":
-            return f"{self.error_type}: {self.error_message}{where}"
-        return self.error_message or "no result"
-
-
-@dataclass
-class ChildRun:
-    """Everything one problem's probing produced."""
-
-    outcomes: Dict[str, ProbeOutcome]
-    #: the student's file failed to import: type, message, line
-    load_error: Optional[Dict[str, Any]] = None
-    #: symbols the student's file does not define
-    missing_symbols: List[str] = field(default_factory=list)
-    #: process-level events: timeouts, kills, restarts, tampering
-    notes: List[str] = field(default_factory=list)
-    seconds: float = 0.0
-    #: the harness itself failed outside any probe (a grader fault on a trusted run)
-    fault: Optional[str] = None
-    #: forbidden libraries the student's code tried to import
-    policy: List[str] = field(default_factory=list)
-    #: the harness fault (`fault`) happened before any graded code ran in this run: the grader's for sure
-    fault_before_student: bool = False
-    #: failures of the machine or the grader for sure: a child that ended before any graded code ran in this run
-    #: (not at a time limit) (graders.faults)
-    machine: List[str] = field(default_factory=list)
-    #: where a child was SIGKILLed by something else than the grader and its own memory limit (the host's
-    #: out-of-memory killer, an operator, or the graded code itself): a probe id, or "import"
-    outside_kills: List[str] = field(default_factory=list)
-    #: most memory the child's whole process tree used at once, over every attempt, in MiB, as its control
-    #: group counted it (None without a control group)
-    peak_mib: Optional[float] = None
-    #: processes of the tree the kernel killed for going over the problem's memory limit (control group only)
-    oom_kills: int = 0
-
-
-@dataclass(frozen=True)
-class ChildLimits:
-    wall_seconds: float = 60.0
-    probe_seconds: float = 20.0
-    cpu_seconds: int = 120
-    memory_mib: int = 1024
-    file_mib: int = 8
-    open_files: int = 256
-    max_restarts: int = 4
-    #: processes and threads of the slot uid (strong sandbox only)
-    processes: int = 64
-    #: size of each private tmpfs (/work, /tmp) in the strong sandbox
-    tmp_mib: int = 64
-    #: inodes (files and folders) of each private tmpfs: their kernel memory is not in its byte size
-    tmp_inodes: int = 4096
 
 
 @dataclass(frozen=True)
@@ -143,7 +59,7 @@ class ChildConfig:
 USERNS_EXTRA_PROCESSES = 2
 
 
-def _limits(limits: ChildLimits, strong: bool) -> List[str]:
+def _limits(limits: Limits, strong: bool) -> List[str]:
     """`prlimit` arguments: CPU, address space, file size, open files, no core (and processes)."""
     mib = 1024 * 1024
     args = [
@@ -173,7 +89,7 @@ def _tail(path: Path) -> str:
 class _Attempt:
     """One child process: launch, stream and validate its events."""
 
-    def __init__(self, config: ChildConfig, probes: Sequence[str], limits: ChildLimits, attempt: int,
+    def __init__(self, config: ChildConfig, probes: Sequence[str], limits: Limits, attempt: int,
                  budget: "ChannelBudget", deadline: float):
         self.config = config
         self.probes = list(probes)
@@ -626,7 +542,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def run_child(config: ChildConfig, limits: ChildLimits) -> ChildRun:
+def run_child(config: ChildConfig, limits: Limits) -> ChildRun:
     """Run every probe of `config`, restarting the child after a probe kills it."""
     started = time.monotonic()
     outcomes: Dict[str, ProbeOutcome] = {}

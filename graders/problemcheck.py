@@ -1,16 +1,14 @@
 """`autograde check-problems`: a problem folder validated before any grading.
 
-Static checks (instant; every finding names the file, and the line where it can be found):
-unknown keys in `problem.toml` (top level, `[swap]`, `[limits]`, and test options no judge reads),
-points that are not positive, judge names that resolve to no builtin judge (`graders.judge`) and no
-entry of the problem's `judges.py` `JUDGES`, mutants without a `MISCONCEPTION` or with one the
-catalogue (`problems/misconceptions.toml`) does not define, misconception ids a judge names that the
-catalogue lacks, and swap symbols the reference module does not define. Then, in a child process that
-imports the problem's probes with the reference framework, probe ids no probe registers. Finally, unless
+Static checks (instant; every finding names the file, and the line where it can be found): every breach
+of the schema of `problem.toml` and `offerings.toml` (graders.schema: unknown keys, wrong types, missing
+keys, points and limits not > 0, test options their judge does not read; the very messages loading refuses
+the file with), what offerings.toml says of problems they do not have, judge names that resolve to no builtin
+judge (`graders.judge`) and no entry of the problem's `judges.py` `JUDGES`, mutants without a `MISCONCEPTION`
+or with one the catalogue (`problems/misconceptions.toml`) does not define, misconception ids a judge names
+that the catalogue lacks, and swap symbols the reference module does not define. Then, in a child process
+that imports the problem's probes with the reference framework, probe ids no probe registers. Finally, unless
 told not to, the reference graded (full marks) and the blank template graded (0).
-
-A test option is known when its judge reads it: `options.get("name")` or `options["name"]` in the
-judge's function, or in a function of the same module it hands `options` to.
 """
 
 from __future__ import annotations
@@ -23,16 +21,15 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from functools import lru_cache
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Iterable, List, Optional, Set, Tuple
 
 from . import paths, toml
 from .assemble import probes_source
 from .intake import parse_python
-from .offering import grading_offering
-from .spec import LIMIT_KEYS, SWAP_KEYS, TOP_KEYS, ProblemSpec, SpecError, load_problem, symbol_names
-
-#: options the grader itself adds to every judge's options
-GRADER_OPTIONS = {"display_path"}
+from .judgescan import BUILTIN_SOURCE, JudgesUnreadable, judges
+from .offering import grading_offering, reference_issues
+from .schema import Issue, line_of, offerings_issues, problem_issues, symbol_names
+from .spec import CourseVisibility, ProblemSpec, SpecError, load_problem, load_problems
 
 
 @dataclass(frozen=True)
@@ -55,93 +52,49 @@ def _line_of(text: str, *needles: str) -> Optional[int]:
     return None
 
 
-def _toml_findings(path: Path, text: str, raw: dict) -> List[Finding]:
-    found = [Finding(path, f"unknown key '{k}' at the top level (known: {', '.join(sorted(TOP_KEYS))})",
-                     _line_of(text, k)) for k in raw if k not in TOP_KEYS]
-    swap = raw.get("swap") if isinstance(raw.get("swap"), dict) else {}
-    found += [Finding(path, f"unknown key '{k}' in [swap] (known: {', '.join(sorted(SWAP_KEYS))})", _line_of(text, k))
-              for k in swap if k not in SWAP_KEYS]
-    limits = raw.get("limits") if isinstance(raw.get("limits"), dict) else {}
-    found += [Finding(path, f"unknown key '{k}' in [limits] (known: {', '.join(sorted(LIMIT_KEYS))})", _line_of(text, k))
-              for k in limits if k not in LIMIT_KEYS]
-    return found
+# ------------------------------------------------------------------ the schema, judges, offerings
 
 
-# ------------------------------------------------------------------ judges and their options
+def _issue_findings(path: Path, text: str, issues: Iterable[Issue]) -> List[Finding]:
+    """Schema issues of the file `path` as findings, at the line of their key."""
+    return [Finding(path, str(issue), line_of(text, issue)) for issue in issues]
 
 
-def _module_functions(tree: ast.Module) -> Dict[str, ast.FunctionDef]:
-    return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+def _judge_findings(problem: ProblemSpec, path: Path, text: str) -> List[Finding]:
+    """Tests naming a judge that is neither builtin nor in the problem's judges.py (their options are unchecked)."""
+    try:
+        known = judges(problem.folder)
+    except JudgesUnreadable as exc:
+        return [Finding(exc.path, exc.reason)]
+    return _issue_findings(path, text, [
+        Issue(("tests", i), ("judge",), f"judge '{test.judge}' is neither a builtin judge ({BUILTIN_SOURCE.name}) "
+                                        f"nor in {problem.folder / 'judges.py'} JUDGES")
+        for i, test in enumerate(problem.tests) if test.judge not in known])
 
 
-def options_read(function: ast.FunctionDef, functions: Dict[str, ast.FunctionDef], seen: Optional[Set[str]] = None) -> Set[str]:
-    """The option names a judge reads: `options.get("x")`, `options["x"]`, also in same-module functions
-    it passes `options` to (by position or as `options=`)."""
-    seen = seen if seen is not None else set()
-    seen.add(function.name)
-    names: Set[str] = set()
-    for node in ast.walk(function):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "options" and node.args \
-                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-            names.add(node.args[0].value)
-        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "options" \
-                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-            names.add(node.slice.value)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions \
-                and node.func.id not in seen:
-            passed = [a for a in node.args if isinstance(a, ast.Name) and a.id == "options"]
-            passed += [k for k in node.keywords if isinstance(k.value, ast.Name) and k.value.id == "options"]
-            if passed:
-                names |= options_read(functions[node.func.id], functions, seen)
-    return names
-
-
-def _judge_table(problem: ProblemSpec) -> Dict[str, tuple]:
-    """judge name -> (source file, its module's tree, function name) for builtin and local judges."""
-    from . import judge as builtin
-
-    table: Dict[str, tuple] = {}
-    source = Path(builtin.__file__)
-    tree = parse_python(source.read_text(encoding="utf-8"), str(source))
-    for name, fn in builtin.BUILTIN.items():
-        table[name] = (source, tree, fn.__name__)
-    local = problem.folder / "judges.py"
-    if local.is_file():
-        tree = parse_python(local.read_text(encoding="utf-8"), str(local))
-        for node in tree.body:
-            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "JUDGES" for t in node.targets) \
-                    and isinstance(node.value, ast.Dict):
-                for key, value in zip(node.value.keys, node.value.values):
-                    if isinstance(key, ast.Constant) and isinstance(value, ast.Name):
-                        table[key.value] = (local, tree, value.id)
-    return table
-
-
-def _test_findings(problem: ProblemSpec, path: Path, text: str) -> List[Finding]:
-    found = []
-    judges = _judge_table(problem)
-    for test in problem.tests:
-        line = _line_of(text, "id", f'"{test.id}"')
-        if test.points <= 0:
-            found.append(Finding(path, f"test '{test.id}': points must be positive, got {test.points:g}", line))
-        if test.judge not in judges:
-            found.append(Finding(path, f"test '{test.id}': judge '{test.judge}' is neither a builtin judge nor in "
-                                       f"{problem.folder / 'judges.py'} JUDGES", _line_of(text, f'"{test.judge}"') or line))
-            continue
-        source, tree, name = judges[test.judge]
-        functions = _module_functions(tree)
-        if name not in functions:
-            continue
-        read = options_read(functions[name], functions) | GRADER_OPTIONS
-        for option in sorted(set(test.options) - read):
-            found.append(Finding(path, f"test '{test.id}': option '{option}' is read by no part of judge "
-                                       f"'{test.judge}' ({source.name}; it reads: {', '.join(sorted(read - GRADER_OPTIONS)) or 'nothing'})",
-                                 line))
-    return found
+def offerings_findings(root: Path) -> List[Finding]:
+    """Every issue of `root/offerings.toml` (if there is one): its schema, then what it says of the problems
+    (when they load)."""
+    path = root / "offerings.toml"
+    if not path.is_file():
+        return []
+    text = path.read_text(encoding="utf-8")
+    try:
+        raw = toml.loads(text)
+    except toml.TOMLDecodeError as exc:
+        return [Finding(path, f"not valid TOML: {exc}")]
+    issues = offerings_issues(raw)
+    if not issues:
+        try:
+            known = {spec.id: spec for spec in load_problems(root)}
+        except SpecError:
+            return []  # the problem folders' findings say why
+        issues = reference_issues(raw, known)
+    return _issue_findings(path, text, issues)
 
 
 # ------------------------------------------------------------------ misconceptions and symbols
+
 
 
 def _catalogue(problems_root: Path) -> Set[str]:
@@ -247,12 +200,13 @@ def check_folder(folder: Path, catalogue: Set[str], reference: Path, probes: boo
         raw = toml.loads(text)
     except toml.TOMLDecodeError as exc:
         return [Finding(path, f"not valid TOML: {exc}")]
-    found = _toml_findings(path, text, raw)
-    try:
-        problem = load_problem(folder)
-    except (SpecError, TypeError, ValueError) as exc:
-        return found or [Finding(path, str(exc))]  # the load refuses the first unknown key the findings name
-    found += _test_findings(problem, path, text)
+    found = _issue_findings(path, text, problem_issues(raw, folder))
+    if found:
+        return found  # the very issues loading refuses the file with
+    problem = load_problem(folder, CourseVisibility())  # (the course's visibility is offerings.toml's to check)
+    found += _judge_findings(problem, path, text)
+    if any(f.path == folder / "judges.py" for f in found):
+        return found  # judges.py does not parse: nothing more can be read of it
     found += _misconception_findings(problem, catalogue, folder.parent / "misconceptions.toml")
     found += _swap_findings(problem, path, text, reference)
     if probes and not found:
@@ -304,9 +258,8 @@ def check_problems(root: Optional[Path] = None, grade: bool = True) -> List[Find
     found: List[Finding] = []
     for folder in folders:
         found += check_folder(folder, catalogue, paths.REFERENCE)
+    found += offerings_findings(root)
     if grade and not found and root.resolve() == paths.PROBLEMS.resolve():
-        from .spec import load_problems
-
         for problem in load_problems(root):
             found += _grading_findings(problem)
     return found

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from .catalogue import explain
-from .grade import GradeResult
+from .results import GradeResult
 from .safetext import clean, md_literal, one_line, printable
 from .spec import Visibilities, load_visibilities
 

@@ -1,6 +1,6 @@
 """Score stage: judge every test of a problem, name misconceptions, add up points.
 
-Results are typed (dataclasses); rendering them is the job of `record` and `reports`.
+Results are typed (`graders.results`); rendering them is the job of `record` and `reports`.
 """
 
 from __future__ import annotations
@@ -14,67 +14,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from . import paths
 from .faults import GraderFault, inject
 from .judge import Verdict, get_judge, judge_outcome, same_outcome, telling_outcome
-from .probe import ChildRun, ProbeOutcome
+from .results import ChildRun, ProbeOutcome, ProblemResult, TestResult
 from .spec import ProblemSpec, TestSpec
-
-
-@dataclass
-class TestResult:
-    """One hidden test's outcome."""
-
-    problem: str
-    #: stable id within the problem (from problem.toml)
-    id: str
-    #: the title shown to students
-    name: str
-    #: contract kind: gradient, complexity, recursion, accuracy, unit
-    kind: str
-    max_score: float
-    score: float
-    #: what was checked and what was found
-    message: str
-    #: the misconception the output matches, if any
-    misconception: Optional[str] = None
-    #: seconds the probe took in the sandbox
-    seconds: float = 0.0
-    #: data for a figure in the report
-    figure: Optional[Dict[str, Any]] = None
-    #: the figure drawn (inline SVG) when the problem was graded; not kept in the gradebook (redrawn from `figure`)
-    svg: Optional[str] = None
-
-    @property
-    def passed(self) -> bool:
-        return self.score >= self.max_score
-
-
-@dataclass
-class ProblemResult:
-    """All tests of one problem for one submission."""
-
-    id: str
-    title: str
-    tests: List[TestResult]
-    #: misconception ids found, most evident first
-    misconceptions: List[str] = field(default_factory=list)
-    #: why the problem could not be graded normally (missing file, syntax error, import error)
-    errors: List[str] = field(default_factory=list)
-    #: process-level events (timeouts, restarts, ignored forged output)
-    notes: List[str] = field(default_factory=list)
-    #: a grader fault happened (the reference failed, or the grader crashed)
-    fault: Optional[str] = None
-    seconds: float = 0.0
-    #: most memory the sandboxed child's whole process tree used at once (MiB, its control group's own count;
-    #: None without one), and its processes the kernel killed for going over the problem's memory limit
-    peak_mib: Optional[float] = None
-    oom_kills: int = 0
-
-    @property
-    def score(self) -> float:
-        return round(sum(t.score for t in self.tests), 6)
-
-    @property
-    def max_score(self) -> float:
-        return round(sum(t.max_score for t in self.tests), 6)
 
 
 #: a mutant's misconception is named when the submission reproduces all the mutant's failures,

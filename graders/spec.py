@@ -5,6 +5,7 @@ A problem is added by adding a folder; nothing in the grader names problems.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from dataclasses import dataclass, field
@@ -13,10 +14,8 @@ from types import ModuleType
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from . import paths, toml
-
-
-class SpecError(ValueError):
-    """A problem.toml is malformed (the message names the file and the key)."""
+from .limits import Limits
+from .schema import DEFAULT_JUDGE, TEST_KEYS, SpecError, described, problem_issues, symbol_names, visibility_issues
 
 
 @dataclass(frozen=True)
@@ -50,22 +49,12 @@ class TestSpec:
     kind: str
     points: float
     #: judge name: a builtin of ``graders.judge`` or a function of ``problems/<id>/judges.py``
-    judge: str = "allclose"
+    judge: str = DEFAULT_JUDGE
     #: judge options (tolerances, thresholds...)
     options: Dict[str, object] = field(default_factory=dict)
-    #: when Gradescope shows the test to students (one of VISIBILITIES): its own `visibility`, else its
+    #: when Gradescope shows the test to students (one of graders.schema.VISIBILITIES): its own `visibility`, else its
     #: problem's, else the course default for its kind (`CourseVisibility`)
     visibility: str = "visible"
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits of the problem's sandboxed child."""
-
-    wall_seconds: float = 60.0
-    cpu_seconds: int = 120
-    memory_mib: int = 1024
-    probe_seconds: float = 20.0
 
 
 @dataclass(frozen=True)
@@ -91,24 +80,6 @@ class ProblemSpec:
         return any(qualname == s or qualname.startswith(s + ".") for s in names)
 
 
-def symbol_names(symbol: str) -> Tuple[str, ...]:
-    """The alternatives of a swap symbol, canonical first: ``"a|b"`` -> ``("a", "b")``."""
-    return tuple(name.strip() for name in symbol.split("|"))
-
-
-def _symbols(raw: object, where: str) -> Tuple[str, ...]:
-    """`[swap] symbols`: dotted Python names, alternatives separated by `|`."""
-    if not isinstance(raw, list) or not raw:
-        raise SpecError(f"{where}: 'symbols' must be a non-empty list of strings")
-    for symbol in raw:
-        names = symbol_names(symbol) if isinstance(symbol, str) else ()
-        if not names or not all(n and all(part.isidentifier() for part in n.split(".")) for n in names):
-            raise SpecError(f"{where}: bad symbol {symbol!r} (dotted names, alternatives separated by '|')")
-    return tuple("|".join(symbol_names(symbol)) for symbol in raw)
-
-
-#: Gradescope's visibility values (results.json): always, never, after the due date, once grades are published
-VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 #: kinds whose tests check hidden properties (work, stack depth, held-out accuracy): shown after the due date
 #: unless the course (problems/offerings.toml [visibility]), the problem or the test says otherwise
 HIDDEN_KINDS = ("complexity", "recursion", "accuracy")
@@ -128,13 +99,6 @@ class CourseVisibility:
         return self.by_kind.get(kind, self.default)
 
 
-def _visibility(value: object, where: str) -> str:
-    """`value` if it is one of Gradescope's visibilities; else a SpecError naming `where`."""
-    if not isinstance(value, str) or value not in VISIBILITIES:
-        raise SpecError(f"{where}: visibility must be one of {', '.join(VISIBILITIES)}; got {value!r}")
-    return value
-
-
 def course_visibility(root: Optional[Path] = None) -> CourseVisibility:
     """The `[visibility]` table of `root/offerings.toml` (default root: problems/): `default = ...` and one
     `<kind> = ...` per kind. No file or no table: CourseVisibility() (the hidden kinds after the due date).
@@ -142,99 +106,64 @@ def course_visibility(root: Optional[Path] = None) -> CourseVisibility:
     path = (root or paths.PROBLEMS) / "offerings.toml"
     if not path.is_file():
         return CourseVisibility()
-    try:
-        raw = toml.loads(path.read_text(encoding="utf-8")).get("visibility")
-    except (OSError, toml.TOMLDecodeError) as exc:
-        raise SpecError(f"{path}: {exc}") from exc
-    if raw is None:
+    raw = read_toml(path)
+    issues = visibility_issues(raw)
+    if issues:
+        raise SpecError(described(path, issues))
+    if "visibility" not in raw:
         return CourseVisibility()
-    if not isinstance(raw, dict):
-        raise SpecError(f"{path} [visibility]: expected a table of kind = visibility")
-    where = f"{path} [visibility]"
-    values = {str(key): _visibility(value, f"{where} {key}") for key, value in raw.items()}
+    values = dict(raw["visibility"])
     default = values.pop("default", "visible")
     return CourseVisibility(default, values)
 
 
-#: keys problem.toml may have at its top level, in [swap], and in a [[tests]] entry besides judge options
-TOP_KEYS = frozenset({"id", "title", "order", "reread", "visibility", "swap", "tests", "limits"})
-SWAP_KEYS = frozenset({"file", "module", "symbols", "inject"})
-TEST_KEYS = frozenset({"id", "name", "probe", "kind", "points", "judge", "visibility"})
-LIMIT_KEYS = frozenset(Limits.__dataclass_fields__)
-
-
-def _unknown(table: object, known: frozenset, where: str) -> None:
-    """Refuse keys of `table` outside `known` (a misspelled key would otherwise be ignored or fail late)."""
-    extra = sorted(set(table) - known) if isinstance(table, dict) else []
-    if extra:
-        raise SpecError(f"{where}: unknown key '{extra[0]}' (known: {', '.join(sorted(known))})")
-
-
-def _require(table: dict, key: str, where: str) -> object:
-    if key not in table:
-        raise SpecError(f"{where}: missing key '{key}'")
-    return table[key]
+def read_toml(path: Path) -> dict:
+    """The parsed TOML file `path`; a SpecError naming the file when it cannot be read or parsed."""
+    try:
+        return toml.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, toml.TOMLDecodeError) as exc:
+        raise SpecError(f"{path}: {exc}") from exc
 
 
 def load_problem(folder: Path, course: Optional[CourseVisibility] = None) -> ProblemSpec:
-    """Parse `folder/problem.toml` into a ProblemSpec (clear errors naming the file).
+    """Parse `folder/problem.toml` into a ProblemSpec; a file that breaks its schema (graders.schema) is a
+    SpecError naming the file and each key.
 
     Each test's visibility is resolved here: the test's `visibility` key, else the problem's top-level
     `visibility`, else `course` (default: `course_visibility(folder.parent)`) for the test's kind.
     """
     path = folder / "problem.toml"
-    try:
-        raw = toml.loads(path.read_text(encoding="utf-8"))
-    except toml.TOMLDecodeError as exc:
-        raise SpecError(f"{path}: {exc}") from exc
-    where = str(path)
+    raw = read_toml(path)
+    issues = problem_issues(raw, folder)
+    if issues:
+        raise SpecError(described(path, issues))
     course = course if course is not None else course_visibility(folder.parent)
-    problem_visibility = _visibility(raw["visibility"], where) if "visibility" in raw else None
-    _unknown(raw, TOP_KEYS, where)
-    swap_raw = _require(raw, "swap", where)
-    _unknown(swap_raw, SWAP_KEYS, where + " [swap]")
-    _unknown(raw.get("limits", {}), LIMIT_KEYS, where + " [limits]")
-    swap = SwapSpec(
-        file=str(_require(swap_raw, "file", where + " [swap]")),
-        module=str(_require(swap_raw, "module", where + " [swap]")),
-        symbols=_symbols(_require(swap_raw, "symbols", where + " [swap]"), where + " [swap]"),
-        inject=tuple(swap_raw.get("inject", ())),
-    )
-    tests = []
-    seen = set()
-    for i, t in enumerate(raw.get("tests", [])):
-        w = f"{where} [[tests]] #{i + 1}"
-        tid = str(_require(t, "id", w))
-        if tid in seen:
-            raise SpecError(f"{w}: duplicate test id '{tid}'")
-        seen.add(tid)
-        known = TEST_KEYS
-        kind = str(_require(t, "kind", w))
-        if not float(_require(t, "points", w)) > 0:
-            raise SpecError(f"{w}: test '{tid}': points must be positive, got {t['points']}")
-        tests.append(
-            TestSpec(
-                id=tid,
-                name=str(t.get("name", tid)),
-                probe=str(t.get("probe", tid)),
-                kind=kind,
-                points=float(_require(t, "points", w)),
-                judge=str(t.get("judge", "allclose")),
-                options={k: v for k, v in t.items() if k not in known},
-                visibility=(_visibility(t["visibility"], w) if "visibility" in t
-                            else problem_visibility or course.for_kind(kind)),
-            )
+    swap = raw["swap"]
+    tests = tuple(
+        TestSpec(
+            id=t["id"],
+            name=t.get("name", t["id"]),
+            probe=t.get("probe", t["id"]),
+            kind=t["kind"],
+            points=float(t["points"]),
+            judge=t.get("judge", DEFAULT_JUDGE),
+            options={k: v for k, v in t.items() if k not in TEST_KEYS},
+            visibility=t.get("visibility") or raw.get("visibility") or course.for_kind(t["kind"]),
         )
-    limits = Limits(**raw.get("limits", {}))
+        for t in raw.get("tests", [])
+    )
+    fields = {f.name: f for f in dataclasses.fields(Limits)}
+    limits = Limits(**{key: type(fields[key].default)(value) for key, value in raw.get("limits", {}).items()})
     return ProblemSpec(
-        id=str(_require(raw, "id", where)),
-        title=str(raw.get("title", folder.name)),
-        order=int(raw.get("order", 100)),
+        id=raw["id"],
+        title=raw.get("title", folder.name),
+        order=raw.get("order", 100),
         folder=folder,
-        swap=swap,
-        tests=tuple(tests),
+        swap=SwapSpec(swap["file"], swap["module"], tuple("|".join(symbol_names(s)) for s in swap["symbols"]),
+                      tuple(swap.get("inject", ()))),
+        tests=tests,
         limits=limits,
-        reread=str(raw.get("reread", "")),
+        reread=raw.get("reread", ""),
     )
 
 

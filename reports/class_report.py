@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -11,8 +10,11 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 from urllib.parse import quote
 
-from graders.gradebook import Gradebook, grades_csv
+from graders import gradebook_api
+from graders.gradebook import Gradebook
+from graders.gradebook_api import grades_csv
 from graders.record import write_atomic
+from graders.similarity import load_summary
 
 from .render import environment, explain
 
@@ -192,56 +194,24 @@ def report_link(out_dir: Path, name: str) -> Optional[str]:
     return f"{quote(name)}/report.html" if present else None
 
 
+def student_line(record: gradebook_api.SubmissionScores, out_dir: Path) -> StudentLine:
+    """One submission's line: a faulted problem has no score (shown "—"), its first issue is its error."""
+    row = record.row
+    return StudentLine(row.name, row.status, row.score, row.max_score, record.problems, row.seconds,
+                       row.error.splitlines()[0] if row.error else "", report_link(out_dir, row.name),
+                       record.misconceptions, record.review)
+
+
 def _students(book: Gradebook, out_dir: Path) -> List[StudentLine]:
-    problems: Dict[str, Dict[str, float]] = {}
-    for r in book.query("SELECT name, problem, score FROM problem_scores WHERE fault IS NULL ORDER BY position"):
-        problems.setdefault(r["name"], {})[r["problem"]] = r["score"]  # a faulted problem has no score: shown "—"
-    found: Dict[str, List[str]] = {}
-    for r in book.query("SELECT DISTINCT name, misconception FROM misconceptions ORDER BY misconception"):
-        found.setdefault(r["name"], []).append(r["misconception"])
-    review = _review(book)
-    return [
-        StudentLine(row.name, row.status, row.score, row.max_score, problems.get(row.name, {}), row.seconds,
-                    row.error.splitlines()[0] if row.error else "", report_link(out_dir, row.name),
-                    found.get(row.name, []), review.get(row.name, []))
-        for row in book.rows()
-    ]
-
-
-def _review(book: Gradebook) -> Dict[str, List[str]]:
-    """name -> the review lines stored with its result (rows recorded before the screen existed have none)."""
-    found = {}
-    for r in book.query("SELECT name, detail FROM submissions"):
-        try:
-            lines = json.loads(r["detail"]).get("review") or []
-        except (ValueError, AttributeError):
-            lines = []
-        if lines:
-            found[r["name"]] = [str(line) for line in lines]
-    return found
+    return [student_line(record, out_dir) for record in gradebook_api.submissions(book)]
 
 
 def _problems(book: Gradebook) -> List[ProblemStats]:
-    rows = book.query(
-        "SELECT problem, MIN(position) AS pos, MAX(title) AS title, MAX(max_score) AS top "
-        "FROM problem_scores GROUP BY problem ORDER BY pos, problem"
-    )
-    stats = []
-    for r in rows:
-        scores = [s["score"] for s in book.query("SELECT score FROM problem_scores WHERE problem = ? AND fault IS NULL",
-                                                  (r["problem"],))]  # a grader fault is no score
-        stats.append(ProblemStats(r["problem"], r["title"], r["top"], scores))
-    return stats
+    return [ProblemStats(p.id, p.title, p.max_score, p.scores) for p in gradebook_api.problems(book)]
 
 
 def _tests(book: Gradebook) -> List[TestRate]:
-    rows = book.query(
-        "SELECT t.problem, t.test, MAX(t.title) AS title, MAX(t.kind) AS kind, SUM(t.passed) AS passed, "
-        "COUNT(*) AS total, MIN(p.position) AS ppos, MIN(t.position) AS tpos "
-        "FROM test_scores t JOIN problem_scores p ON p.name = t.name AND p.problem = t.problem "
-        "WHERE p.fault IS NULL GROUP BY t.problem, t.test ORDER BY ppos, t.problem, tpos, t.test"
-    )
-    return [TestRate(r["problem"], r["test"], r["title"], r["kind"], r["passed"], r["total"]) for r in rows]
+    return [TestRate(t.problem, t.test, t.title, t.kind, t.passed, t.total) for t in gradebook_api.tests(book)]
 
 
 def _misconceptions(students: List[StudentLine]) -> List[MisconceptionLine]:
@@ -255,13 +225,10 @@ def _misconceptions(students: List[StudentLine]) -> List[MisconceptionLine]:
 
 def class_view(book: Gradebook, out_dir: Path) -> ClassView:
     """The class report's content, from the gradebook rows of `out_dir` (and its similarity.json, if any)."""
-    from graders.similarity import load_summary
-
     students = _students(book, out_dir)
-    versions = sorted({r["grader_version"] for r in book.query("SELECT DISTINCT grader_version FROM submissions")})
     return ClassView(
         students=students, problems=_problems(book), tests=_tests(book),
-        misconceptions=_misconceptions(students), grader_versions=versions,
+        misconceptions=_misconceptions(students), grader_versions=gradebook_api.grader_versions(book),
         generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), similarity=load_summary(out_dir),
     )
 

@@ -55,7 +55,7 @@ def environment() -> Environment:
 def _figures(result: Any) -> Dict[str, str]:
     """SVG per test id that carries figure data: the one drawn when the problem was graded, else (a result read
     back from the gradebook) drawn now; a figure that cannot be drawn now is left out (the grade stands)."""
-    from .figures import figure_svg
+    from graders.figures import figure_svg
 
     svgs: Dict[str, str] = {}
     for problem in result.problems:

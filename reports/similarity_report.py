@@ -2,14 +2,20 @@
 
 The page is bounded whatever the class size: the TABLE_PAIRS highest pairs are listed, the
 DETAIL_PAIRS highest have their matched units shown (at most BLOCKS_PER_PAIR units and PAIR_LINES
-lines per side each); every pair is in similarity.csv.
+lines per side each); every pair is in similarity.csv. `write_similarity_outputs` writes the page with the
+screening's data files (graders.similarity), as `class_report.write_class_outputs` writes index.html with
+grades.csv.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Sequence, Set, Tuple
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+from graders.record import write_atomic
+from graders.similarity import (CSV_NAME, HTML_NAME, JSON_NAME, ClassSimilarity, SimilaritySummary, pair_anchor,
+                                similarity_csv, summary, summary_json)
 from graders.similarity.index import Document, PairScore, Unit, matched_units, unit_labels
 
 from .render import environment
@@ -119,9 +125,7 @@ def pair_view(rank: int, pair: PairScore, a: Document, b: Document, common: Set[
     return view
 
 
-def _views(result: Any) -> List[PairView]:
-    from graders.similarity import pair_anchor
-
+def _views(result: ClassSimilarity) -> List[PairView]:
     by_name: Dict[str, Document] = {d.name: d for d in result.documents}
     views: List[PairView] = []
     for rank, pair in enumerate(result.pairs[:TABLE_PAIRS], start=1):
@@ -132,7 +136,7 @@ def _views(result: Any) -> List[PairView]:
     return views
 
 
-def render_similarity(result: Any, links: Dict[str, str]) -> str:
+def render_similarity(result: ClassSimilarity, links: Dict[str, str]) -> str:
     """similarity.html of a `graders.similarity.ClassSimilarity`: self-contained (inline SVG, no script)."""
     from .class_figures import similarity_histogram
 
@@ -144,3 +148,14 @@ def render_similarity(result: Any, links: Dict[str, str]) -> str:
         limits={"table": TABLE_PAIRS, "detail": DETAIL_PAIRS},
         common_limit=result.settings.common_limit(len(result.documents)),
     )
+
+
+def write_similarity_outputs(result: ClassSimilarity, out_dir: Path, links: Optional[dict] = None) -> SimilaritySummary:
+    """similarity.csv, similarity.html and similarity.json in `out_dir` (the JSON last: the class report
+    links the page only once its summary exists). `links`: extra links for the page (back to index.html)."""
+    detailed = min(DETAIL_PAIRS, len(result.pairs))
+    write_atomic(out_dir / CSV_NAME, similarity_csv(result))
+    write_atomic(out_dir / HTML_NAME, render_similarity(result, links or {}))
+    value = summary(result, detailed)
+    write_atomic(out_dir / JSON_NAME, summary_json(value))
+    return value

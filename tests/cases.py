@@ -42,10 +42,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from graders import paths
-from graders.assemble import grader_version
+from graders.version import grader_version
 from graders.grade import GradeOptions, grade_submission
 from graders.offering import grading_offering
-from graders.score import ProblemResult
+from graders.results import ProblemResult
 from graders.spec import ProblemSpec, load_problems
 
 KINDS = ("valid", "buggy")

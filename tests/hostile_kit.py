@@ -27,8 +27,8 @@ from typing import Dict, Iterable, List, Optional, Sequence
 
 from cases import case_named
 from graders import sandbox
-from graders.grade import GradeOptions, GradeResult, grade_submission
-from graders.score import ProblemResult
+from graders.grade import GradeOptions, grade_submission
+from graders.results import GradeResult, ProblemResult
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "reference"

@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT
 from graders.baseline import problem_hooks
 from graders.judge import same_outcome
-from graders.probe import ProbeOutcome
+from graders.results import ProbeOutcome
 from graders.spec import load_problems
 
 #: the autodiff problem's own judges (problems/autodiff/judges.py)
@@ -334,7 +334,7 @@ def test_numbers_beyond_float_range_are_data_not_grader_faults():
     from graders.baseline import problem_hooks, reference_run
     from graders.grade import draw_figures
     from graders.judge import compare_values, to_array
-    from graders.score import ProblemResult, TestResult
+    from graders.results import ProblemResult, TestResult
     from graders.spec import load_problems
 
     assert np.isinf(to_array([10**400, -(10**400)])).all()

@@ -39,9 +39,9 @@ def _copy(tmp_path: Path) -> Path:
 BREAKAGES = {
     "judge": ("autodiff/problem.toml", 'judge = "time_ratio"', 'judge = "time_ration"', "judge 'time_ration'"),
     "probe": ("ops/problem.toml", 'probe = "op_neg"', 'probe = "op_negg"', "probe 'op_negg' is registered by no @probe"),
-    "limits": ("network/problem.toml", "wall_seconds", "wall_secs", "unknown key 'wall_secs' in [limits]"),
-    "swap": ("autodiff/problem.toml", "[swap]", "[swap]\nfiles = 1", "unknown key 'files' in [swap]"),
-    "option": ("autodiff/problem.toml", "max_ratio = 3.0", "max_ration = 3.0", "option 'max_ration'"),
+    "limits": ("network/problem.toml", "wall_seconds", "wall_secs", "[limits] 'wall_secs': unknown key"),
+    "swap": ("autodiff/problem.toml", "[swap]", "[swap]\nfiles = 1", "[swap] 'files': unknown key"),
+    "option": ("autodiff/problem.toml", "max_ratio = 3.0", "max_ration = 3.0", "'max_ration': unknown key"),
     "mutant": ("autodiff/mutants/quadratic_visited.py", '"quadratic-traversal"', '"quadratic-travesal"',
                "misconception 'quadratic-travesal' is not in"),
     "judge-misconception": ("autodiff/judges.py", 'misconception="', 'misconception="x-', "is not in"),
@@ -74,12 +74,12 @@ def test_loading_refuses_unknown_keys_and_non_positive_points_naming_the_file(tm
     copy = _copy(tmp_path)
     target = copy / "ops" / "problem.toml"
     target.write_text(target.read_text(encoding="utf-8").replace("[limits]", "[limits]\nmemory = 5", 1), encoding="utf-8")
-    with pytest.raises(SpecError, match=r"ops/problem.toml \[limits\]: unknown key 'memory'"):
+    with pytest.raises(SpecError, match=r"ops/problem.toml: \[limits\] 'memory': unknown key"):
         load_problems(copy)
     target.write_text(target.read_text(encoding="utf-8").replace("memory = 5\n", ""), encoding="utf-8")
     text = target.read_text(encoding="utf-8")
     target.write_text(text.replace("points = ", "points = -", 1), encoding="utf-8")
-    with pytest.raises(SpecError, match="points must be positive"):
+    with pytest.raises(SpecError, match=r"ops/problem.toml: \[\[tests\]\] #1 'points': must be > 0, got -"):
         load_problems(copy)
 
 

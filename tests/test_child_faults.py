@@ -166,24 +166,24 @@ def test_a_killed_graders_workspace_is_swept_by_the_next_grader(killed_grader):
 def test_each_user_has_a_work_folder_and_a_foreign_one_is_refused(tmp_path, monkeypatch):
     """A TA grading after root on the same machine gets a folder of their own; a folder of that name made by
     someone else (say, in a shared /tmp, to read or swap what is graded) is refused with its path named."""
-    from graders import grade
+    from graders import workspace
 
-    assert grade.WORK_BASE.name == f"autograde-work-{os.getuid()}"
+    assert workspace.WORK_BASE.name == f"autograde-work-{os.getuid()}"
     mine = tmp_path / "mine"
-    monkeypatch.setattr(grade, "WORK_BASE", mine)
+    monkeypatch.setattr(workspace, "WORK_BASE", mine)
     mine.mkdir(mode=0o777)
     mine.chmod(0o777)
-    assert grade.work_base() == mine and mine.stat().st_mode & 0o777 == 0o755
+    assert workspace.work_base() == mine and mine.stat().st_mode & 0o777 == 0o755
     if os.getuid() != 0:
         pytest.skip("making a folder owned by another user needs root")
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     os.chown(foreign, 65534, 65534)
-    monkeypatch.setattr(grade, "WORK_BASE", foreign)
+    monkeypatch.setattr(workspace, "WORK_BASE", foreign)
     with pytest.raises(PermissionError, match=str(foreign)):
-        grade.work_base()
+        workspace.work_base()
     link = tmp_path / "link"
     link.symlink_to(mine)
-    monkeypatch.setattr(grade, "WORK_BASE", link)
+    monkeypatch.setattr(workspace, "WORK_BASE", link)
     with pytest.raises(PermissionError, match=str(link)):
-        grade.work_base()
+        workspace.work_base()

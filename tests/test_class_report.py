@@ -49,8 +49,7 @@ def test_a_class_with_nothing_to_flag_says_so():
 
 
 def test_misconception_explanations_render_their_markdown_and_scores_do_not_wrap():
-    from graders.grade import GradeResult
-    from graders.score import ProblemResult, TestResult
+    from graders.results import GradeResult, ProblemResult, TestResult
 
     tests = [TestResult("autodiff", "fan_out", "Fan-out", "gradient", 10, 0, "1.0, not 368.04", "not-topological"),
              TestResult("autodiff", "slides", "Slides", "gradient", 10, 10, "right")]

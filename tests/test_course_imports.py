@@ -29,8 +29,9 @@ from typing import Optional, Union
 import pytest
 
 import hostile_kit as k
-from graders.baseline import DEFAULT_SEED, child_config, limits_for
-from graders.grade import GradeOptions, GradeResult, grade_submission
+from graders.baseline import child_config, limits_for
+from graders.grade import GradeOptions, grade_submission
+from graders.results import DEFAULT_SEED, GradeResult
 from graders.intake import MAX_ENTRIES, open_submission
 from graders.offering import load_offerings
 from graders.probe import run_child

@@ -9,21 +9,21 @@ import sqlite3
 import pytest
 
 from graders import gradebook as gb
-from graders.grade import GradeResult
-from graders.gradebook import Gradebook, GradedSubmission, grades_csv, result_from_json, result_to_json
-from graders.score import ProblemResult
-from graders import score
+from graders.gradebook import Gradebook, GradedSubmission, result_from_json, result_to_json
+from graders.gradebook_api import grades_csv
+from graders import results
+from graders.results import GradeResult, ProblemResult
 
 
 def result(name: str, points=(2.0, 0.0), notes=(), errors=(), fault=None, misconception="not-topological") -> GradeResult:
     tests = [
-        score.TestResult("autodiff", "t1", "first", "gradient", 2.0, points[0], "ok"),
-        score.TestResult("autodiff", "t2", "second", "unit", 3.0, points[1], "wrong", misconception if points[1] < 3 else None,
+        results.TestResult("autodiff", "t1", "first", "gradient", 2.0, points[0], "ok"),
+        results.TestResult("autodiff", "t2", "second", "unit", 3.0, points[1], "wrong", misconception if points[1] < 3 else None,
                    figure={"kind": "work", "student": [{"nodes": 3, "chain_rule": 5}]}),
     ]
     autodiff = ProblemResult("autodiff", "Autodiff", tests, misconceptions=[misconception] if points[1] < 3 else [],
                              errors=list(errors), notes=list(notes), fault=fault)
-    ops = ProblemResult("ops", "Ops", [score.TestResult("ops", "neg", "Neg", "unit", 5.0, 5.0, "ok")])
+    ops = ProblemResult("ops", "Ops", [results.TestResult("ops", "neg", "Neg", "unit", 5.0, 5.0, "ok")])
     return GradeResult(name, [autodiff, ops], grader_version="0.1.0+abc", content_hash=f"hash-{name}")
 
 

@@ -179,8 +179,8 @@ def test_a_failure_that_may_be_the_graders_gives_no_second_chance():
     """After a suspected failure the lost probes run twice more and the problem is judged on both repairs:
     grade_problem keeps the worse (code that fails on purpose when its own result is bad gains nothing), and
     the first run's other probes are kept."""
-    from graders.grade import _runs_to_judge
-    from graders.probe import ChildRun, ProbeOutcome
+    from graders.attribution import runs_to_judge
+    from graders.results import ChildRun, ProbeOutcome
     from graders.spec import load_problems
 
     (spec,) = load_problems(only=[PROBLEM])
@@ -189,7 +189,7 @@ def test_a_failure_that_may_be_the_graders_gives_no_second_chance():
                      fault="harness fault: forged")
     again = iter([ChildRun(outcomes={"a": ok("a", 9), "b": ok("b", "good")}),
                   ChildRun(outcomes={"a": ok("a", 9), "b": ok("b", "bad")})])
-    runs, note = _runs_to_judge(spec, first, lambda name: next(again), 2026, None)
+    runs, note = runs_to_judge(spec, first, lambda name: next(again), 2026, None)
     assert [r.outcomes["b"].value for r in runs] == ["good", "bad"]
     assert all(r.outcomes["a"].value == 1 and r.fault is None for r in runs)  # the first run's probe is kept
     assert "run twice more" in note and "worse" in note

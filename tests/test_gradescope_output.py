@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from graders import score
 from graders.catalogue import explain
-from graders.grade import GradeResult
 from graders.record import md_test_output, results_json
+from graders import results
+from graders.results import GradeResult, ProblemResult
 from graders.safetext import md_literal
 from graders.spec import HIDDEN_KINDS, SpecError, load_problems, load_visibilities
 from test_gradescope import validate
@@ -81,7 +81,7 @@ def test_an_unknown_visibility_fails_loading_and_names_the_file(tmp_path, where)
     with pytest.raises(SpecError) as caught:
         load_problems(tmp_path)
     message = str(caught.value)
-    assert str(path) in message and "'students'" in message and "after_due_date" in message, message
+    assert str(path) in message and '"students"' in message and "after_due_date" in message, message
 
 
 # ------------------------------------------------------------------ outputs
@@ -91,12 +91,12 @@ def buggy_result() -> GradeResult:
     """An autodiff result with real test ids: a visible gradient test failed with the BFS misconception,
     a recursion test (shown after the due date) failed with a message stating its expected value."""
     tests = [
-        score.TestResult("autodiff", "slides_example", "Slides example", "gradient", 2.0, 0.0,
+        results.TestResult("autodiff", "slides_example", "Slides example", "gradient", 2.0, 0.0,
                          "value: got [1, 489.384], expected [368.038, 489.384]", "not-topological"),
-        score.TestResult("autodiff", "deep_chain_3000", "A 3000-deep chain", "recursion", 2.0, 0.0, SECRET),
-        score.TestResult("autodiff", "constants_skipped", "Constants are skipped", "unit", 2.0, 2.0, "ok"),
+        results.TestResult("autodiff", "deep_chain_3000", "A 3000-deep chain", "recursion", 2.0, 0.0, SECRET),
+        results.TestResult("autodiff", "constants_skipped", "Constants are skipped", "unit", 2.0, 2.0, "ok"),
     ]
-    problem = score.ProblemResult("autodiff", "Reverse-mode autodiff", tests, misconceptions=["not-topological"])
+    problem = ProblemResult("autodiff", "Reverse-mode autodiff", tests, misconceptions=["not-topological"])
     return GradeResult("carol", [problem])
 
 
@@ -133,5 +133,5 @@ def test_a_message_cannot_break_out_of_its_code_block():
     fence = block.splitlines()[0]
     assert re.fullmatch("`{5,}", fence) and block.splitlines()[-1] == fence
     assert all(len(run) < len(fence) for run in re.findall("`+", forged))
-    failed = score.TestResult("autodiff", "t", "t", "unit", 1.0, 0.0, forged)
+    failed = results.TestResult("autodiff", "t", "t", "unit", 1.0, 0.0, forged)
     assert block in md_test_output(failed)

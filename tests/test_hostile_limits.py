@@ -151,7 +151,7 @@ def test_element_and_line_caps_reject_before_parsing():
     """A line over the size cap, or with more JSON values than the caps allow, is refused unparsed; the
     run's element budget is shared by every attempt (a restart buys nothing)."""
     budget = probe.ChannelBudget(elements_left=200_000)
-    attempt = probe._Attempt(probe.ChildConfig(Path("."), Path("."), Path("."), ["p"], 0), ["p"], probe.ChildLimits(),
+    attempt = probe._Attempt(probe.ChildConfig(Path("."), Path("."), Path("."), ["p"], 0), ["p"], probe.Limits(),
                              0, budget, time.monotonic() + 60)
     parsed = []
     attempt._event = parsed.append
@@ -160,7 +160,7 @@ def test_element_and_line_caps_reject_before_parsing():
     assert parsed == [] and len(attempt.tampered) == 2
     line = b"[" + b"[]," * 60_000 + b"[]]"  # counted as 120,002 values (an upper bound)
     attempt._line(line)
-    again = probe._Attempt(attempt.config, ["p"], probe.ChildLimits(), 1, budget, time.monotonic() + 60)
+    again = probe._Attempt(attempt.config, ["p"], probe.Limits(), 1, budget, time.monotonic() + 60)
     again._event = parsed.append
     again._line(line)
     assert parsed == [line] and budget.elements_left == 200_000 - 120_002 and len(again.tampered) == 1
@@ -322,7 +322,7 @@ def test_stale_empty_groups_are_swept_and_fresh_ones_kept():
 def test_child_controlled_strings_in_notes_are_cut_and_counted_once():
     """Forged `start` events whose probe id is a million characters (repr: 10 bytes each) put the red
     team's batch at 1.9 GB: a note quotes at most 80 characters, each distinct note once, at most 20."""
-    attempt = probe._Attempt(probe.ChildConfig(Path("."), Path("."), Path("."), ["p"], 0), ["p"], probe.ChildLimits(),
+    attempt = probe._Attempt(probe.ChildConfig(Path("."), Path("."), Path("."), ["p"], 0), ["p"], probe.Limits(),
                              0, probe.ChannelBudget(), time.monotonic() + 60)
     for i in range(40):
         attempt._event(json.dumps({"nonce": attempt.nonce, "event": "start", "probe": str(i) + "\U0001F600" * 200_000}).encode())

@@ -24,10 +24,10 @@ import hostile_kit as k
 from graders.baseline import problem_hooks
 from graders.gradebook import result_to_json
 from graders.judge import judge_outcome
-from graders.probe import ProbeOutcome
+from graders.results import ProbeOutcome
 from graders.record import results_json
 from graders.spec import load_problems
-from reports.figures import figure_svg
+from graders.figures import figure_svg
 from reports.render import render_submission
 
 TRAINING = k.FILES["training"]

@@ -24,11 +24,12 @@ import pytest
 from click.testing import CliRunner
 
 import hostile_kit as k
-from graders import score
-from graders.batch import submission_name
 from graders.cli import main
-from graders.grade import GradeResult
-from graders.gradebook import Gradebook, GradedSubmission, grades_csv
+from graders.gradebook import Gradebook, GradedSubmission
+from graders.gradebook_api import grades_csv
+from graders import results
+from graders.results import GradeResult, ProblemResult
+from graders.submissions import submission_name
 
 #: the exception message of tests/files/hostile/text_escape.py
 ATTACK = "\x1b]0;pwned\x07\x1b[2J\x00\x01\x7f\x9b ok"
@@ -222,8 +223,8 @@ def test_class_report_lists_every_student_and_its_links_resolve(batched):
 
 
 def _result(name: str, points: float) -> GradeResult:
-    test = score.TestResult("autodiff", "t1", "=cmd|' /C calc'!A0", "unit", 2.0, points, "-1+1 \x1b[2J")
-    return GradeResult(name, [score.ProblemResult("autodiff", "Autodiff", [test])], content_hash=f"h-{name}")
+    test = results.TestResult("autodiff", "t1", "=cmd|' /C calc'!A0", "unit", 2.0, points, "-1+1 \x1b[2J")
+    return GradeResult(name, [ProblemResult("autodiff", "Autodiff", [test])], content_hash=f"h-{name}")
 
 
 def test_grades_csv_from_the_gradebook_quotes_text_never_numbers(tmp_path):

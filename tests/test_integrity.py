@@ -160,7 +160,7 @@ def test_summarise_groups_by_file_and_reason():
 
 
 def test_review_lines_reach_the_student_report_results_json_and_the_summary():
-    from graders.grade import GradeResult
+    from graders.results import GradeResult
     from graders.record import results_json, summary_text
     from reports.render import render_submission
 

@@ -57,12 +57,12 @@ def test_environment_selects_the_offering(monkeypatch):
 
 
 BROKEN = [
-    ('default = "x"\n[offerings.a]\nproblems = { autodiff = 1 }\n', "default offering 'x' is not defined"),
-    ('default = "a"\n[offerings.a]\nproblems = { autodif = 1 }\n', "unknown problem 'autodif'"),
-    ('default = "a"\n[offerings.a]\nproblems = { autodiff = 0 }\n', "points must be a number > 0"),
-    ('default = "a"\n[offerings.a]\nproblems = { autodiff = 1 }\npoints = 3\n', "unknown key"),
-    ('default = "a"\n[offerings.a]\nproblems = { autodiff = 1 }\ndrop = { autodiff = ["nope"] }\n', "unknown test id"),
-    ('default = "a"\n[offerings.a]\nproblems = { autodiff = 1 }\nmarkers = { ops = "X" }\n', "not problems of this offering"),
+    ('default = "x"\n[offerings.a]\nproblems = { autodiff = 1 }\n', "'default': offering \"x\" is not defined"),
+    ('default = "a"\n[offerings.a]\nproblems = { autodif = 1 }\n', r"\[offerings.a\] 'problems.autodif': no such problem"),
+    ('default = "a"\n[offerings.a]\nproblems = { autodiff = 0 }\n', r"\[offerings.a\] 'problems.autodiff': must be > 0, got 0"),
+    ('default = "a"\n[offerings.a]\nproblems = { autodiff = 1 }\npoints = 3\n', r"\[offerings.a\] 'points': unknown key"),
+    ('default = "a"\n[offerings.a]\nproblems = { autodiff = 1 }\ndrop = { autodiff = ["nope"] }\n', r"\[offerings.a\] 'drop.autodiff': unknown test id\(s\) nope"),
+    ('default = "a"\n[offerings.a]\nproblems = { autodiff = 1 }\nmarkers = { ops = "X" }\n', r"\[offerings.a\] 'markers.ops': not one of this offering's problems"),
     ('default = "a"\n[offerings.a\n', "offerings.toml"),
 ]
 

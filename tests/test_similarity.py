@@ -18,12 +18,13 @@ from graders import batch as batch_module
 from graders import similarity
 from graders.batch import BatchOptions, current_grader_version, run_batch
 from graders.cli import main
-from graders.grade import GradeResult
+from graders.results import GradeResult
 from graders.gradebook import Gradebook
 from graders.offering import get_offering, offering_problems
 from graders.score import failed_problem
-from graders.similarity import screen_class, write_outputs
+from graders.similarity import screen_class
 from graders.similarity.fingerprints import kgram_hashes, units_of, winnow
+from reports.similarity_report import write_similarity_outputs
 
 COPIES = ("copy_renamed", "copy_reordered", "copy_everything")
 ORIGINAL = "ind_kahn"
@@ -158,7 +159,7 @@ def test_csv_and_page_are_safe_and_bounded(class_dir, tmp_path, monkeypatch):
     monkeypatch.setattr(page, "DETAIL_PAIRS", 2)
     result = screen_class(root)
     out = tmp_path / "out"
-    summary = write_outputs(result, out)
+    summary = write_similarity_outputs(result, out)
     text = (out / "similarity.csv").read_text(encoding="utf-8")
     rows = list(csv.reader(text.splitlines()))
     assert rows[0] == ["a", "b", "score", "shared", "share_a", "share_b", "file"]

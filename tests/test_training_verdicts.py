@@ -15,7 +15,7 @@ import pytest
 from cases import case_named, graded
 from graders.baseline import problem_hooks
 from graders.judge import judge_outcome
-from graders.probe import ProbeOutcome
+from graders.results import ProbeOutcome
 from graders.spec import load_problems
 
 

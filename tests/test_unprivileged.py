@@ -34,7 +34,8 @@ DRIVER = textwrap.dedent("""
     from graders import sandbox
     work = Path(sys.argv[2])
     report = {"level": sandbox.capabilities().level, "uid": os.getuid()}
-    from graders.batch import BatchOptions, BatchUsageError, require_sandbox
+    from graders.batch import BatchOptions, require_sandbox
+    from graders.submissions import BatchUsageError
     try:
         require_sandbox(BatchOptions())  # batch without --allow-weak-sandbox
         report["batch_refuses"] = None

@@ -21,7 +21,8 @@ A. Aiken, "Winnowing: local algorithms for document fingerprinting", SIGMOD 2003
 
 A score is a lead for a human, never a verdict: the report shows the matched code side by side.
 
-Outputs (`write_outputs`), all written atomically into DIR:
+Outputs, all written atomically into DIR by `reports.similarity_report.write_similarity_outputs` (the page is
+a report; the data files are made here):
 
 - `similarity.csv`: one row per pair, highest score first: `a, b, score, shared` (fingerprints both
   hold), `share_a, share_b` (the share of each one's fingerprints the other holds), `file` (where
@@ -44,15 +45,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import List, Optional, Sequence, Set
 
-from ..batch import Entry
-from ..record import write_atomic
 from ..safetext import csv_cell, one_line
+from ..submissions import Entry
+from ..workspace import workspace_dir
 from .collect import class_entries, contract_files, given_code, read_student
 from .fingerprints import all_kgrams
 from .index import Caches, Document, PairScore, Settings, build_document, score_class
 
-__all__ = ["ClassSimilarity", "Settings", "SimilaritySummary", "screen_class", "write_outputs",
-           "load_summary", "OUTPUT_FILES"]
+__all__ = ["ClassSimilarity", "Settings", "SimilaritySummary", "screen_class", "similarity_csv", "summary",
+           "summary_json", "load_summary", "remove_outputs", "OUTPUT_FILES"]
 
 CSV_NAME = "similarity.csv"
 HTML_NAME = "similarity.html"
@@ -114,10 +115,9 @@ def screen_class(submissions_dir: Path, out_dir: Optional[Path] = None, bases: S
     """Fingerprint every submission of `submissions_dir` and score every pair (see the module docstring).
 
     Never raises on a student's file: what cannot be read is a note. Raises BatchUsageError (from
-    `batch.discover`) when `submissions_dir` is not a folder or two entries have the same name, and
+    `submissions.discover`) when `submissions_dir` is not a folder or two entries have the same name, and
     SpecError for an unknown offering.
     """
-    from ..grade import workspace_dir
     from ..offering import get_offering
 
     clock = time.monotonic()
@@ -197,7 +197,8 @@ def summary(result: ClassSimilarity, detailed: int) -> SimilaritySummary:
     )
 
 
-def _summary_json(value: SimilaritySummary) -> str:
+def summary_json(value: SimilaritySummary) -> str:
+    """similarity.json's text (`load_summary` reads it back)."""
     doc = dict(value.__dict__)
     doc["flagged"] = [dict(f.__dict__) for f in value.flagged]
     return json.dumps(doc, indent=1)
@@ -215,19 +216,6 @@ def load_summary(out_dir: Path) -> Optional[SimilaritySummary]:
                                  int(doc["pairs"]), int(doc["flagged_count"]), flagged, int(doc["notes"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
-
-
-def write_outputs(result: ClassSimilarity, out_dir: Path, links: Optional[dict] = None) -> SimilaritySummary:
-    """similarity.csv, similarity.html and similarity.json in `out_dir` (the JSON last: the class report
-    links the page only once its summary exists). `links`: extra links for the page (back to index.html)."""
-    from reports.similarity_report import DETAIL_PAIRS, render_similarity
-
-    detailed = min(DETAIL_PAIRS, len(result.pairs))
-    write_atomic(out_dir / CSV_NAME, similarity_csv(result))
-    write_atomic(out_dir / HTML_NAME, render_similarity(result, links or {}))
-    value = summary(result, detailed)
-    write_atomic(out_dir / JSON_NAME, _summary_json(value))
-    return value
 
 
 def remove_outputs(out_dir: Path) -> None:

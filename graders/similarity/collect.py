@@ -3,7 +3,7 @@
 Contract:
 
 - `class_entries(submissions_dir, out_dir)` lists the submissions exactly as `autograde batch` does
-  (`graders.batch.discover`: a folder or a .zip per student, hidden entries skipped, names made one
+  (`graders.submissions.discover`: a folder or a .zip per student, hidden entries skipped, names made one
   short printable line); other entries come back as notes.
 - `read_student(entry, wanted, workspace)` opens one submission with intake (`open_submission`), so
   zips, a wrapping folder, files at the wrong place, symlinks, oversized, binary, non-UTF-8 and
@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import paths
-from ..batch import Entry, discover
 from ..intake import IGNORED_DIRS, MAX_FILE_BYTES, check_source, open_submission
 from ..offering import Offering, offering_problems
 from ..safetext import one_line
 from ..spec import load_problems
+from ..submissions import Entry, discover
 
 #: Most Python files read from one --base folder (a course starter has a few dozen).
 MAX_BASE_FILES = 2000

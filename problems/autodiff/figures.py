@@ -4,7 +4,7 @@ from typing import Any, Dict
 
 import matplotlib.pyplot as plt
 
-from reports.figures import MARKERS_UP_TO, MAX_POINTS, svg, thin
+from graders.api import MARKERS_UP_TO, MAX_POINTS, svg, thin
 
 
 def _student_vs_reference(figure: Dict[str, Any], y, xlabel: str, ylabel: str, title: str = "") -> str:

@@ -11,8 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from graders.judge import NotNumeric, Verdict, allclose, compare_values, parent_timed, to_array
-from graders.probe import ProbeOutcome
+from graders.api import NotNumeric, ProbeOutcome, Verdict, allclose, compare_values, parent_timed, to_array
 
 #: relative and absolute tolerance for adjoints that are sums of a few exact products
 ADJOINT_TOL = 1e-9

@@ -4,7 +4,7 @@ from typing import Any, Dict, List, Optional
 
 import matplotlib.pyplot as plt
 
-from reports.figures import MAX_POINTS, svg, thin
+from graders.api import MAX_POINTS, svg, thin
 
 
 def _numbers(values: Any) -> List[Optional[float]]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Optional, Tuple
 
-from graders.judge import Verdict, describe_value, error_text
+from graders.api import Verdict, describe_value, error_text
 
 DISPLAY = "minitorch/forward.py"
 #: tolerances for a primitive's value: one or two roundings away from the reference

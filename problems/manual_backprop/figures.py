@@ -6,7 +6,7 @@ from typing import Any, Dict, List
 import matplotlib.pyplot as plt
 import numpy as np
 
-from reports.figures import MARKERS_UP_TO, svg, thin
+from graders.api import MARKERS_UP_TO, svg, thin
 
 
 def _curve(values: Any) -> List[float]:

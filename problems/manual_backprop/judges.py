@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
-from graders.judge import NotNumeric, Verdict, compare_values, error_text, short, to_array
+from graders.api import NotNumeric, Verdict, compare_values, error_text, short, to_array
 
 HERE = Path(__file__).resolve().parent
 DIGITS = HERE / "hidden" / "digits.npz"

@@ -5,7 +5,7 @@ from typing import Optional
 
 import numpy as np
 
-from graders.judge import NotNumeric, Verdict, to_array
+from graders.api import NotNumeric, Verdict, to_array
 
 
 def parameter_shapes(student, reference, options) -> Verdict:

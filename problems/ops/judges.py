@@ -4,7 +4,7 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from graders.judge import Verdict, compare_values, error_text, to_array, NotNumeric
+from graders.api import NotNumeric, Verdict, compare_values, error_text, to_array
 
 DISPLAY = "minitorch/tensor_functions.py"
 

@@ -5,7 +5,7 @@ from typing import Any, Dict, List
 import matplotlib.pyplot as plt
 import numpy as np
 
-from reports.figures import svg
+from graders.api import svg
 
 #: runs drawn at most (a figure's size does not follow the student's data)
 MAX_RUNS = 12

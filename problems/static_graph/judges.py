@@ -21,8 +21,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set
 
 import numpy as np
 
-from graders.judge import NotNumeric, Verdict, compare_values, describe_value, error_text, to_array
-from graders.probe import ProbeOutcome
+from graders.api import NotNumeric, ProbeOutcome, Verdict, compare_values, describe_value, error_text, to_array
 
 #: values computed by the same kernels in the same order: equal up to rounding
 VALUE_RTOL, VALUE_ATOL = 1e-12, 1e-12

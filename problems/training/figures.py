@@ -4,7 +4,7 @@ from typing import Any, Dict, List, Tuple
 
 import matplotlib.pyplot as plt
 
-from reports.figures import MARKERS_UP_TO, svg, thin
+from graders.api import MARKERS_UP_TO, svg, thin
 
 
 def _loss_points(figure: Dict[str, Any]) -> Tuple[List[Any], List[Any]]:

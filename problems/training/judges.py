@@ -6,8 +6,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from graders import paths
-from graders.judge import NotNumeric, Verdict, short, to_array
+from graders.api import NotNumeric, Verdict, reference_dir, short, to_array
 
 HERE = Path(__file__).resolve().parent
 HELDOUT = HERE / "hidden" / "heldout.tsv"
@@ -17,8 +16,8 @@ MAX_LEN = 25
 def _datasets():
     import sys
 
-    if str(paths.REFERENCE) not in sys.path:
-        sys.path.insert(0, str(paths.REFERENCE))
+    if str(reference_dir()) not in sys.path:
+        sys.path.insert(0, str(reference_dir()))
     from minitorch import datasets
 
     return datasets
