@@ -11,7 +11,6 @@ import pytest
 from cases import case_named
 from conftest import ROOT
 from graders.grade import GradeOptions, grade_submission
-from graders.offering import grading_offering
 from graders.spec import load_problems
 
 
@@ -57,14 +56,15 @@ def _mutant_cases():
 
 
 @pytest.mark.parametrize("spec, path", _mutant_cases(), ids=lambda v: getattr(v, "stem", getattr(v, "id", "")))
-def test_each_instructor_mutant_is_named_when_submitted(spec, path, tmp_path):
-    """The diagnosis machinery on its own mutants: each loses points and is named (sanity, not generality)."""
-    from graders.baseline import misconception_of, mutant_source
+def test_each_instructor_mutant_is_named_on_its_own_run(spec, path):
+    """The diagnosis machinery on its own mutants: the mutant's cached run, judged as a student's run is, loses
+    points and is named (sanity, not generality; the child is not run again: the problems' cases grade end to
+    end, tests/test_problem_cases.py)."""
+    from graders.baseline import misconception_of, mutant_runs, problem_hooks, reference_run
+    from graders.score import score_problem
 
-    submission = tmp_path / path.stem
-    target = submission / spec.swap.file
-    target.parent.mkdir(parents=True)
-    shutil.copy(mutant_source(spec, path), target)
-    (problem,) = grade_submission(submission, GradeOptions(offering=grading_offering(spec.id), problems=[spec.id])).problems
+    reference, mutants = reference_run(spec), mutant_runs(spec)
+    (run,) = [r for name, _, r in mutants if name == path.stem]
+    problem = score_problem(spec, run, reference, mutants, dict(getattr(problem_hooks(spec), "JUDGES", {})))
     assert problem.score < problem.max_score
     assert misconception_of(path) in problem.misconceptions, [(t.id, t.message) for t in problem.tests if not t.passed]

@@ -101,7 +101,8 @@ def _world_readable_copy(dest: Path) -> Path:
         payload.extractall(dest)
     archive.unlink()
     (dest / "tests" / "files").mkdir(parents=True)
-    shutil.copy2(ROOT / "tests" / "hostile_kit.py", dest / "tests" / "hostile_kit.py")
+    for helper in ("hostile_kit.py", "cases.py"):  # the kit builds its bases from the problems' cases
+        shutil.copy2(ROOT / "tests" / helper, dest / "tests" / helper)
     shutil.copytree(ROOT / "tests" / "files" / "hostile", dest / "tests" / "files" / "hostile")
     return dest
 
