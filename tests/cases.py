@@ -130,10 +130,10 @@ def _case(problem: ProblemSpec, kind: str, path: Path) -> Case:
     )
 
 
-def problem_cases(kinds: Tuple[str, ...] = KINDS) -> List[Case]:
-    """Every case of every problem folder, in folder order."""
+def problem_cases(kinds: Tuple[str, ...] = KINDS, root: Optional[Path] = None) -> List[Case]:
+    """Every case of every problem folder under `root` (default `problems/`), in folder order."""
     found = []
-    for problem in load_problems():
+    for problem in load_problems(root):
         for kind in kinds:
             folder = problem.folder / kind
             entries = sorted(folder.iterdir()) if folder.is_dir() else []

@@ -3,9 +3,13 @@ graded on their problem: valid ones written unlike the reference keep full marks
 lose points and are told their misconception (or none, when none fits). The suite lists nothing: a new
 problem's cases are found in its folder."""
 
+import re
+import shutil
+
 import pytest
 
 from cases import check, graded, problem_cases
+from conftest import ROOT
 from graders.spec import load_problems
 
 CASES = problem_cases()
@@ -25,6 +29,25 @@ def test_cases_are_found_in_every_problem_folder():
         on_disk = {p.stem if p.is_file() else p.name for kind in ("valid", "buggy") if (problem.folder / kind).is_dir()
                    for p in (problem.folder / kind).iterdir() if p.suffix == ".py" or p.is_dir()} - {"__pycache__"}
         assert on_disk == {c.name for c in by_problem[problem.id]}, problem.id
+
+
+def test_a_new_problems_cases_are_found_with_no_edit_outside_its_folder(tmp_path):
+    """A problem folder added with its valid/ and buggy/ cases: listed, with their expectations, by the same
+    discovery this file parametrizes over (no list of problems or cases anywhere in the tests)."""
+    problems = tmp_path / "problems"
+    shutil.copytree(ROOT / "problems", problems, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(problems / "forward", problems / "dual_numbers")
+    toml = problems / "dual_numbers" / "problem.toml"
+    toml.write_text(re.sub(r'(?m)^id = "forward"', 'id = "dual_numbers"', toml.read_text(encoding="utf-8")),
+                    encoding="utf-8")
+    (problems / "dual_numbers" / "buggy" / "new_slip.py").write_text(
+        '"""A slip added with the folder."""\nEXPECT = None\nFAILS = ["product_rule"]\n', encoding="utf-8")
+    found = {c.id: c for c in problem_cases(root=problems)}
+    ours = {i for i in found if i.startswith("dual_numbers/")}
+    forward = {i.replace("forward/", "dual_numbers/", 1) for i in found if i.startswith("forward/")}
+    assert ours == forward | {"dual_numbers/buggy/new_slip"}
+    assert found["dual_numbers/buggy/new_slip"].fails == frozenset({"product_rule"})
+    assert found["dual_numbers/buggy/new_slip"].expect is None
 
 
 @pytest.mark.parametrize("problem", [p.id for p in load_problems()])
