@@ -8,7 +8,8 @@ Checks (issue 3):
    NotImplementedError naming its problem, and passes them all once the
    reference's three student files are dropped in;
 3. `pytest -m <problem>` selects exactly that problem's tests;
-4. plausible wrong answers (tests/files/public_bugs/) fail the public tests
+4. plausible wrong answers (tests/files/public_bugs/, and buggy cases of the
+   problems where one is the same program) fail the public tests
    with the explanatory message, and other correct answers
    (tests/files/public_valid/) pass them;
 5. the plugin's `--problem-summary` table (and JSON, Markdown) count right.
@@ -33,6 +34,7 @@ from typing import Dict, List, Sequence, Tuple
 
 import pytest
 
+from cases import case_named
 from conftest import venv_seeing_these_packages
 from graders import toml
 from graders.make_template import template_files, write_template
@@ -263,7 +265,8 @@ def test_each_marker_selects_exactly_its_problem(tmp_path):
 
 @dataclass(frozen=True)
 class Variant:
-    """A snippet (under tests/files/) appended to the reference's version of one student file."""
+    """A snippet appended to the reference's version of one student file: a file under tests/files/, or a
+    problem's case `<problem>/<kind>/<name>` (its delta, tests/cases.py) where one is the same program."""
 
     problem: str
     snippet: str
@@ -274,6 +277,11 @@ class Variant:
     def id(self) -> str:
         return f"{self.problem}-{Path(self.snippet).stem}"
 
+    def text(self) -> str:
+        if self.snippet.endswith(".py"):
+            return (FILES / self.snippet).read_text(encoding="utf-8")
+        return case_named(self.snippet).path.read_text(encoding="utf-8")
+
 
 BUGS = [
     Variant("autodiff", "public_bugs/autodiff/bfs_order.py", {
@@ -283,7 +291,7 @@ BUGS = [
     Variant("autodiff", "public_bugs/autodiff/overwrite_fanout.py", {
         "test_slides_example": ["367.03", "two users", "sum"],
         "test_fan_out_sums_adjoints": ["expected 12.0", "fan-out"]}),
-    Variant("autodiff", "public_bugs/autodiff/recursive_dfs.py", {
+    Variant("autodiff", "autodiff/buggy/recursive", {
         "test_deep_chain_3000": ["RecursionError", "own stack"]}),
     Variant("autodiff", "public_bugs/autodiff/path_recursion.py", {
         "test_linear_work_on_diamonds": ["path count doubles", "process each node once"]}),
@@ -299,23 +307,23 @@ BUGS = [
         "test_backward[matmul]": ["Ā = C̄·Bᵀ", "transpose"]}),
     Variant("ops", "public_bugs/ops/mul_same_input.py", {
         "test_backward[mul]": ["product rule", "OTHER input"]}),
-    Variant("network", "public_bugs/network/weights_out_in.py", {
+    Variant("network", "network/buggy/transposed", {
         "test_linear_parameters": ["(in_size, out_size) = (5, 3)", "x @ W + b"]}),
-    Variant("network", "public_bugs/network/missing_relu.py", {
+    Variant("network", "network/buggy/no_relu", {
         "test_network_forward_eval": ["without the ReLU"]}),
     Variant("network", "public_bugs/network/output_b1.py", {
         "test_network_forward_eval": ["expected (3,)", "view"]}),
     Variant("network", "public_bugs/network/dropout_never.py", {
         "test_network_dropout_only_in_training_mode": ["dropout", "training mode"]}),
-    Variant("network", "public_bugs/network/dropout_in_eval.py", {
+    Variant("network", "network/buggy/dropout_always", {
         "test_network_forward_eval": ["dropout must be off in eval mode", "ignore=not self.training"]}),
-    Variant("training", "public_bugs/training/summed_bce.py", {
+    Variant("training", "training/buggy/sum_bce", {
         "test_bce_value_and_gradient": ["SUM over the batch", "mean"]}),
-    Variant("training", "public_bugs/training/double_backward.py", {
+    Variant("training", "training/buggy/double_backward", {
         "test_each_step_uses_one_backward_pass": ["2 backward passes", "once per step"]}),
-    Variant("training", "public_bugs/training/whole_set.py", {
+    Variant("training", "training/buggy/course_suffix_slice", {
         "test_each_step_takes_one_batch": ["X_train[example_num : example_num + batch_size]"]}),
-    Variant("training", "public_bugs/training/validation_in_training_mode.py", {
+    Variant("training", "training/buggy/no_eval", {
         "test_validation_runs_in_eval_mode": ["model.eval()"]}),
 ]
 
@@ -369,7 +377,7 @@ def run_scenario(scenario: Scenario, bases: Dict[bool, Path], work: Path) -> dic
     shutil.copytree(bases[scenario.full], copy)
     for variant in scenario.variants:
         target = copy / STUDENT_FILE[variant.problem]
-        snippet = (FILES / variant.snippet).read_text(encoding="utf-8")
+        snippet = variant.text()
         target.write_text(target.read_text(encoding="utf-8") + "\n\n" + snippet, encoding="utf-8")
     out = work / f"{scenario.name}-out"
     out.mkdir()

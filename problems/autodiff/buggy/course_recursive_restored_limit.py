@@ -8,17 +8,6 @@ SCORE = 35.0
 
 
 def topological_sort(variable: Variable) -> Iterable[Variable]:
-    """Order the non-constant nodes of the graph of `variable` for backpropagation.
-
-    Args:
-        variable: the right-most variable (the output of the computation)
-
-    Returns:
-        Every non-constant node reachable from `variable` exactly once, `variable`
-        first, each node before all of its parents (a reverse topological order).
-        Use a post-order depth-first search with an explicit stack: a recursive
-        search dies on graphs deeper than Python's recursion limit (~1000).
-    """
     # BEGIN ASSIGN2_1
     order, visited = [], set()
 

@@ -15,15 +15,3 @@ def topological_sort(variable):
             for p in v.parents:
                 stack.append(p)
     return order
-
-
-def backpropagate(variable, deriv):
-    d = {variable.unique_id: deriv}
-    for v in topological_sort(variable):
-        g = d.get(v.unique_id, 0.0)
-        if v.is_leaf():
-            v.accumulate_derivative(g)
-            continue
-        for p, pd in v.chain_rule(g):
-            if not p.is_constant():
-                d[p.unique_id] = d.get(p.unique_id, 0.0) + pd

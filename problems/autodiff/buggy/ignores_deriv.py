@@ -3,20 +3,6 @@
 EXPECT = "seed-derivative-ignored"
 
 
-def topological_sort(variable):
-    post, seen, stack = [], set(), [(variable, False)]
-    while stack:
-        v, done = stack.pop()
-        if done:
-            post.append(v)
-        elif not v.is_constant() and v.unique_id not in seen:
-            seen.add(v.unique_id)
-            stack.append((v, True))
-            if not v.is_leaf():
-                stack.extend((p, False) for p in v.parents)
-    return post[::-1]
-
-
 def backpropagate(variable, deriv):
     grads = {variable.unique_id: 1.0 if not hasattr(deriv, "shape") else deriv * 0.0 + 1.0}
     for v in topological_sort(variable):

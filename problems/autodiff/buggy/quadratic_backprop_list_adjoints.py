@@ -3,22 +3,6 @@
 EXPECT = "quadratic-traversal"
 
 
-def topological_sort(variable):
-    order, seen, stack = [], set(), [(variable, False)]
-    while stack:
-        v, done = stack.pop()
-        if done:
-            order.append(v)
-            continue
-        if v.is_constant() or v.unique_id in seen:
-            continue
-        seen.add(v.unique_id)
-        stack.append((v, True))
-        if not v.is_leaf():
-            stack.extend((p, False) for p in v.parents)
-    return order[::-1]
-
-
 def backpropagate(variable, deriv):
     ids, adjoints = [variable.unique_id], [deriv]
     for v in topological_sort(variable):

@@ -8,15 +8,6 @@ from collections import deque
 
 
 def topological_sort(variable: Variable) -> Iterable[Variable]:
-    """
-    Computes the topological order of the computation graph.
-
-    Args:
-        variable: The right-most variable
-
-    Returns:
-        Non-constant Variables in topological order starting from the right.
-    """
     # BEGIN ASSIGN2_1
     if variable.is_constant():
         return []
@@ -39,10 +30,6 @@ def topological_sort(variable: Variable) -> Iterable[Variable]:
 
 
 def backpropagate(variable: Variable, deriv: Any) -> None:
-    """
-    Runs backpropagation on the computation graph in order to
-    compute derivatives for the leave nodes.
-    """
     # BEGIN ASSIGN2_1
     derivatives: Dict[int, Any] = {variable.unique_id: deriv}
     for var in topological_sort(variable):

@@ -69,19 +69,6 @@ class Dual:
         on = 1.0 if self.primal > 0 else 0.0
         return self._chain(self.primal * on, on)
 
-    def __lt__(self, other: DualLike) -> float:
-        return operators.lt(self.primal, _primal(other))
-
-    def __gt__(self, other: DualLike) -> float:
-        return operators.lt(_primal(other), self.primal)
-
-    def __eq__(self, other: object) -> float:  # type: ignore[override]
-        if not isinstance(other, (Dual, float, int)):
-            return NotImplemented
-        return operators.eq(self.primal, _primal(other))
-
-    __hash__ = None  # type: ignore[assignment]
-
     def __float__(self) -> float:
         return self.primal
 

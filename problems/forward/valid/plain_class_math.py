@@ -14,9 +14,6 @@ class Dual:
         self.primal = primal
         self.tangent = tangent
 
-    def __repr__(self) -> str:
-        return f"Dual({self.primal!r}, {self.tangent!r})"
-
     def __add__(self, other: DualLike) -> "Dual":
         o = _lift(other)
         return Dual(self.primal + o.primal, self.tangent + o.tangent)
@@ -77,19 +74,6 @@ class Dual:
         if self.primal > 0:
             return Dual(self.primal, self.tangent)
         return Dual(0.0, 0.0)
-
-    def __lt__(self, other: DualLike) -> float:
-        return operators.lt(self.primal, _primal(other))
-
-    def __gt__(self, other: DualLike) -> float:
-        return operators.lt(_primal(other), self.primal)
-
-    def __eq__(self, other: object) -> float:  # type: ignore[override]
-        if not isinstance(other, (Dual, float, int)):
-            return NotImplemented
-        return operators.eq(self.primal, _primal(other))
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __float__(self) -> float:
         return float(self.primal)

@@ -10,19 +10,6 @@ SCORE = 27.0
 
 
 class Network(minitorch.Module):
-    """A MLP for SST-2 sentence sentiment classification:
-
-    1. average over the sentence length;
-    2. a Linear layer to hidden_dim, then ReLU and dropout;
-    3. a Linear layer to size 1;
-    4. a sigmoid.
-
-    Args:
-        embedding_dim: D, the size of a word embedding
-        hidden_dim: H, the size of the hidden layer
-        dropout_prob: probability of zeroing a hidden unit while training
-    """
-
     def __init__(self, embedding_dim=50, hidden_dim=32, dropout_prob=0.5):
         super().__init__()
         self.embedding_dim = embedding_dim
@@ -34,10 +21,6 @@ class Network(minitorch.Module):
         # END ASSIGN2_2
 
     def forward(self, embeddings):
-        """embeddings: [batch, sentence_length, embedding_dim] -> probabilities [batch].
-
-        Use minitorch.dropout(x, self.dropout_prob, ignore=not self.training).
-        """
         # BEGIN ASSIGN2_2
         batch, length, dim = embeddings.shape
         x = embeddings.mean(1).view(batch, dim)

@@ -3,16 +3,6 @@
 EXPECT = None
 
 
-class Linear(minitorch.Module):
-    def __init__(self, in_size, out_size):
-        super().__init__()
-        self.weights = minitorch.Parameter(0.1 * (minitorch.rand((in_size, out_size), backend=BACKEND) - 0.5))
-        self.bias = minitorch.Parameter(0.1 * (minitorch.rand((out_size,), backend=BACKEND) - 0.5))
-
-    def forward(self, x):
-        return x @ self.weights.value + self.bias.value
-
-
 class Network(minitorch.Module):
     def __init__(self, embedding_dim=50, hidden_dim=32, dropout_prob=0.5):
         super().__init__()

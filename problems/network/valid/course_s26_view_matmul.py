@@ -7,30 +7,6 @@ Networks: view + @ with the course's dropout keywords.
 OFFERING = "s26"
 SCORE = 30.0
 
-import embeddings
-from datasets import load_dataset
-sys.path.append('../')
-
-
-# CPU: "SimpleOps"; the course's machines: "CudaKernelOps"
-backend_name = "CudaKernelOps"
-
-if backend_name == "CudaKernelOps":
-    from minitorch.cuda_kernel_ops import CudaKernelOps
-    BACKEND = minitorch.TensorBackend(CudaKernelOps)
-elif backend_name == "SimpleOps":
-    from minitorch import SimpleOps
-    BACKEND = minitorch.TensorBackend(SimpleOps)
-
-
-def binary_cross_entropy_loss(out, y):
-    # BEGIN ASSIGN2_3
-    ones = minitorch.tensor_functions.ones(y.shape, backend=out.backend)
-    log_p = out.log()
-    log_not_p = (ones - out).log()
-    return -(y * log_p + (ones - y) * log_not_p).mean()
-    # END ASSIGN2_3
-
 
 class Linear(minitorch.Module):
     def __init__(self, in_size, out_size):
@@ -51,10 +27,6 @@ class Linear(minitorch.Module):
 
 
 class Network(minitorch.Module):
-    """
-    Sentence sentiment MLP: mean over the words -> Linear -> ReLU -> Dropout -> Linear -> sigmoid.
-    """
-
     def __init__(self, embedding_dim=50, hidden_dim=32, dropout_prob=0.5):
         super().__init__()
         self.embedding_dim = embedding_dim
@@ -65,9 +37,6 @@ class Network(minitorch.Module):
         # END ASSIGN2_2
 
     def forward(self, embeddings):
-        """
-        embeddings tensor: [batch x sentence length x embedding dim]
-        """
         # BEGIN ASSIGN2_2
         batch = embeddings.shape[0]
         pooled = embeddings.mean(1).view(batch, self.embedding_dim)

@@ -1,8 +1,8 @@
-"""Bugs: every forward computes the wrong function."""
+"""Bugs: every forward computes the wrong function. The backwards are the case's own (written with Tensor
+operations, they run through the buggy forwards), except where they do what the reference's do: Add, ReLU,
+LT and EQ extend the reference's classes with their forward only."""
 
 EXPECT = None
-
-import minitorch
 
 
 def _shape_of(t):
@@ -32,14 +32,10 @@ class Inv(Function):
         return -(grad_output * inv * inv)
 
 
-class Add(Function):
+class Add(Add):
     @staticmethod
     def forward(ctx, a, b):
         return a.f.mul_zip(a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        return grad_output, grad_output
 
 
 class Mul(Function):
@@ -67,16 +63,11 @@ class Sigmoid(Function):
         return grad_output * s * (-s + 1.0)
 
 
-class ReLU(Function):
+class ReLU(ReLU):
     @staticmethod
     def forward(ctx, t1):
         ctx.save_for_backward(t1)
         return t1.f.id_map(t1)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        (t1,) = ctx.saved_tensors
-        return grad_output.f.relu_back_zip(t1, grad_output)
 
 
 class Log(Function):
@@ -116,28 +107,18 @@ class Sum(Function):
         return grad_output.zeros(shape) + grad_output, 0.0
 
 
-class LT(Function):
+class LT(LT):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a.shape, b.shape)
         return a.f.lt_zip(b, a)
 
-    @staticmethod
-    def backward(ctx, grad_output):
-        sa, sb = ctx.saved_tensors
-        return grad_output.zeros(sa), grad_output.zeros(sb)
 
-
-class EQ(Function):
+class EQ(EQ):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a.shape, b.shape)
         return a.f.lt_zip(a, b)
-
-    @staticmethod
-    def backward(ctx, grad_output):
-        sa, sb = ctx.saved_tensors
-        return grad_output.zeros(sa), grad_output.zeros(sb)
 
 
 class Permute(Function):

@@ -2,8 +2,6 @@
 
 
 def _Session_run(self, fetches: Any, feed_dict: Optional[Dict[Any, Any]] = None) -> Any:
-    if self._closed:
-        raise RuntimeError("Attempted to use a closed Session")
     fetch_nodes: List[Node] = []
     rebuild = self._flatten(fetches, fetch_nodes)
     feeds = self._prepare_feeds(feed_dict or {})

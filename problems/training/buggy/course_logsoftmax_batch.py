@@ -9,15 +9,6 @@ LABELS = ["bce-logsoftmax"]
 PASSES = ["eval_mode", "minibatches", "zero_grad"]
 FAILS = ["bce_values"]
 
-import pdb
-
-import embeddings
-sys.path.append('../')
-from datasets import load_dataset
-
-from minitorch import SimpleOps
-BACKEND = minitorch.TensorBackend(SimpleOps)
-
 
 def cross_entropy_loss(out, y):
     # BEGIN ASSIGN1_3
@@ -28,54 +19,7 @@ def cross_entropy_loss(out, y):
     # END ASSIGN1_3
 
 
-class Linear(minitorch.Module):
-    def __init__(self, in_size, out_size):
-        super().__init__()
-        # BEGIN ASSIGN1_2
-        self.weights = RParam(in_size, out_size)
-        self.bias = RParam(out_size)
-        self.out_size = out_size
-        # END ASSIGN1_2
-
-    def forward(self, x):
-        batch, in_size = x.shape
-        # BEGIN ASSIGN1_2
-        flat = x.view(batch, in_size)
-        out = flat @ self.weights.value.view(in_size, self.out_size)
-        return out.view(batch, self.out_size) + self.bias.value.view(1, self.out_size)
-        # END ASSIGN1_2
-
-
-class Network(minitorch.Module):
-    """
-    Sentence sentiment MLP: mean over the words -> Linear -> ReLU -> Dropout -> Linear -> sigmoid.
-    """
-
-    def __init__(self, embedding_dim=50, hidden_dim=32, dropout_prob=0.5):
-        super().__init__()
-        self.embedding_dim = embedding_dim
-        self.dropout_prob = dropout_prob
-        # BEGIN ASSIGN1_2
-        self.first = Linear(embedding_dim, hidden_dim)
-        self.second = Linear(hidden_dim, 1)
-        # END ASSIGN1_2
-
-    def forward(self, embeddings):
-        """
-        embeddings tensor: [batch x sentence length x embedding dim]
-        """
-        # BEGIN ASSIGN1_2
-        batch = embeddings.shape[0]
-        pooled = embeddings.mean(1).view(batch, self.embedding_dim)
-        hidden = self.first(pooled).relu()
-        hidden = minitorch.dropout(hidden, rate=self.dropout_prob, ignore=not self.training)
-        return self.second(hidden).sigmoid().view(batch)
-        # END ASSIGN1_2
-
-
 class SentenceSentimentTrain:
-    """The sentence sentiment trainer."""
-
     def __init__(self):
         self.model = Network()
 

@@ -5,10 +5,6 @@ def binary_cross_entropy_loss(out, y):
     return minitorch.binary_cross_entropy(out, y)
 
 
-def default_log_fn(*args):
-    pass
-
-
 class SentenceSentimentTrain:
     def __init__(self):
         self.model = None

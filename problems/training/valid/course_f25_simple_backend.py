@@ -9,13 +9,6 @@ SCORE = 30.0
 
 
 def cross_entropy_loss(out, y):
-    r"""Mean binary cross-entropy of probabilities `out` [B] against labels `y` [B]:
-
-    $\ell = -\frac1B \sum_i y_i \log p_i + (1 - y_i) \log(1 - p_i)$
-
-    `out` is the network's output, already a probability (the last layer is a
-    sigmoid). Returns a Tensor with one element.
-    """
     # BEGIN ASSIGN2_3
     batch = out.shape[0]
     per_example = y * out.log() + (-y + 1.0) * (-out + 1.0).log()
@@ -24,8 +17,6 @@ def cross_entropy_loss(out, y):
 
 
 class SentenceSentimentTrain:
-    """The trainer of sentence sentiment classification (Adam on minibatches taken in order)."""
-
     def __init__(self):
         self.model = Network()
 
@@ -38,14 +29,6 @@ class SentenceSentimentTrain:
         data_val=None,
         log_fn=default_log_fn,
     ):
-        """Train for `max_epochs` epochs; after each, evaluate on `data_val` in eval mode.
-
-        Each step: forward, binary cross-entropy loss, backward, optimizer
-        step. The optimizer replaces the parameters' values, so no gradient
-        carries over to the next step. `log_fn(epoch, mean batch loss,
-        train_accuracy, validation_predictions, validation_accuracy)` is
-        called after every epoch.
-        """
         model = self.model
         (X_train, y_train) = data_train
         n_training_samples = len(X_train)

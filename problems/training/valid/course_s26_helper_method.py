@@ -8,8 +8,6 @@ SCORE = 30.0
 
 
 class SentenceSentimentTrain:
-    """The trainer of sentence sentiment classification (Adam on minibatches taken in order)."""
-
     def __init__(self):
         self.model = Network()
 
@@ -28,14 +26,6 @@ class SentenceSentimentTrain:
         data_val=None,
         log_fn=default_log_fn,
     ):
-        """Train for `max_epochs` epochs; after each, evaluate on `data_val` in eval mode.
-
-        Each step: forward, binary cross-entropy loss, backward, optimizer
-        step. The optimizer replaces the parameters' values, so no gradient
-        carries over to the next step. `log_fn(epoch, mean batch loss,
-        train_accuracy, validation_predictions, validation_accuracy)` is
-        called after every epoch.
-        """
         model = self.model
         (X_train, y_train) = data_train
         n_training_samples = len(X_train)
