@@ -7,6 +7,11 @@ A case is one of
 * `<name>/`, a **whole submission** (its files at their submission paths), only where the case is about
   the whole file (what sits at module level, a different starter's layout, ...).
 
+A delta whose change is a few lines inside a long given function (a training loop with one line more) says
+so with `EDITS = [("<text of the reference>", "<its replacement>"), ...]`: each text must occur exactly once
+in the reference's file, and is replaced there before the rest of the delta is appended. A change to the given
+code then reaches every case, and an edit that no longer applies fails naming the case.
+
 What the case must get is written in it as module-level literals, read without running it (in a whole
 submission: in its copy of the problem's student file):
 
@@ -17,6 +22,7 @@ submission: in its copy of the problem's student file):
     SCORE = 18.0               the exact score
     MESSAGES = {"<test id>": "<text>"}            text that test's message must contain
     TAGS = {"<test id>": "<misconception id>"}    the misconception that test must carry
+    EDITS = [(old, new), ...]  text replacements in the reference's file (above)
     LOAD_ERROR = True          the case is about a file that cannot be loaded (else loading must succeed:
                                a delta that breaks the composed file would lose points for the wrong reason)
 
@@ -49,7 +55,7 @@ from graders.results import ProblemResult
 from graders.spec import ProblemSpec, load_problems
 
 KINDS = ("valid", "buggy")
-FIELDS = ("EXPECT", "LABELS", "OFFERING", "PASSES", "FAILS", "SCORE", "MESSAGES", "TAGS", "LOAD_ERROR")
+FIELDS = ("EXPECT", "LABELS", "OFFERING", "PASSES", "FAILS", "SCORE", "MESSAGES", "TAGS", "LOAD_ERROR", "EDITS")
 _MISSING = object()
 
 
@@ -69,6 +75,7 @@ class Case:
     messages: Dict[str, str] = field(default_factory=dict)
     tags: Dict[str, str] = field(default_factory=dict)
     load_error: bool = False
+    edits: Tuple[Tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:
@@ -89,6 +96,10 @@ class Case:
             return {p.relative_to(self.path).as_posix(): p.read_bytes()
                     for p in sorted(self.path.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
         reference = (paths.REFERENCE / self.problem.swap.file).read_text(encoding="utf-8")
+        for old, new in self.edits:
+            found = reference.count(old)
+            assert found == 1, f"{self.path}: EDITS: {old[:60]!r} occurs {found} times in reference/{self.problem.swap.file}"
+            reference = reference.replace(old, new)
         delta = self.path.read_text(encoding="utf-8")
         composed = f"{reference}\n\n# ---- case {self.id} ----\n{delta}"
         return {self.problem.swap.file: composed.encode("utf-8")}
@@ -127,6 +138,7 @@ def _case(problem: ProblemSpec, kind: str, path: Path) -> Case:
         messages=dict(values.get("MESSAGES", {})),
         tags=dict(values.get("TAGS", {})),
         load_error=bool(values.get("LOAD_ERROR", False)),
+        edits=tuple((str(old), str(new)) for old, new in values.get("EDITS", ())),
     )
 
 
