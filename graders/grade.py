@@ -13,7 +13,7 @@ from . import __version__, sandbox
 from .attribution import runs_to_judge
 from .cache import forget_verified
 from .faults import ATTEMPTS, GraderFault, inject
-from .problemcheck import static_findings
+from .problemlint import static_findings
 from .baseline import child_config, child_faults, limits_for, mutant_runs, problem_hooks, reference_run
 from .integrity import screen_submission
 from .intake import Submission, StudentFile, open_submission

@@ -2,7 +2,7 @@
 
 Every key is declared once, here, with its type, whether it is required and what it must satisfy. Loading
 (graders.spec, graders.offering) refuses a file that breaks it, and `autograde check-problems`
-(graders.problemcheck) reports the same messages as findings. Each message names the file, the table, the key,
+(graders.problemlint) reports the same messages as findings. Each message names the file, the table, the key,
 what was expected and what was found:
 
     problems/autodiff/problem.toml: [[tests]] #3 'points': expected a number, got "two"
