@@ -29,15 +29,15 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import __version__
-from .gradebook import GRADEBOOK, Gradebook, GradedSubmission, SubmissionRow
 from .grade import GradeOptions, grade_submission
+from .gradebook import GRADEBOOK, Gradebook, GradedSubmission, SubmissionRow
 from .intake import open_submission
+from .offering import get_offering, offering_problems
 from .record import write_atomic, write_results
 from .results import DEFAULT_SEED, GradeResult
 from .safetext import one_line, printable
 from .score import failed_problem
 from .submissions import BatchUsageError, Entry, discover
-from .offering import get_offering, offering_problems
 from .version import grader_version
 from .workspace import workspace_dir
 

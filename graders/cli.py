@@ -69,10 +69,11 @@ def _problem_list(value: str | None) -> list[str] | None:
 @offering_option
 def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs: int, offering: str | None) -> None:
     """Grade one submission (a folder or a .zip)."""
+    from reports.render import render_submission
+
     from .grade import GradeOptions, grade_submission
     from .record import summary_text, write_results
     from .spec import SpecError
-    from reports.render import render_submission
 
     try:
         options = GradeOptions(offering=offering, problems=_problem_list(problems), jobs=jobs, figures=True)

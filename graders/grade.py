@@ -11,18 +11,18 @@ from typing import Any, Dict, List, Optional
 
 from . import __version__, sandbox
 from .attribution import runs_to_judge
+from .baseline import child_config, child_faults, limits_for, mutant_runs, problem_hooks, reference_run
 from .cache import forget_verified
 from .faults import ATTEMPTS, GraderFault, inject
-from .problemlint import static_findings
-from .baseline import child_config, child_faults, limits_for, mutant_runs, problem_hooks, reference_run
+from .intake import StudentFile, Submission, open_submission
 from .integrity import screen_submission
-from .intake import Submission, StudentFile, open_submission
+from .judge import get_judge, judge_outcome
+from .offering import get_offering, offering_problems
 from .probe import run_child
+from .problemlint import static_findings
 from .results import DEFAULT_SEED, ChildRun, GradeResult, ProblemResult
 from .safetext import one_line
 from .score import FAULT_MESSAGE, failed_problem, score_problem
-from .offering import get_offering, offering_problems
-from .judge import get_judge, judge_outcome
 from .spec import ProblemSpec, TestSpec
 from .version import grader_version
 from .workspace import workspace_dir

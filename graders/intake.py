@@ -19,9 +19,9 @@ import os
 import stat
 import threading
 import zipfile
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from collections import deque
 from typing import Deque, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from .safetext import one_line

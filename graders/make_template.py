@@ -18,6 +18,7 @@ from .offering import Offering, get_offering, load_offerings, offering_problems
 from .spec import ProblemSpec, SpecError, load_problems
 from .template import has_markers, strip_file
 
+
 def render_extra(text: str, offering: Offering, problems: Sequence[ProblemSpec]) -> str:
     """A `*.j2` file of template_extras/ rendered for the offering (README, plugin, pyproject)."""
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,

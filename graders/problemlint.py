@@ -19,8 +19,8 @@ import json
 import subprocess
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from functools import lru_cache
+from pathlib import Path
 from typing import Iterable, List, Optional, Set, Tuple
 
 from . import paths, toml

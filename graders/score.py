@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import paths
@@ -16,7 +16,6 @@ from .faults import GraderFault, inject
 from .judge import Verdict, get_judge, judge_outcome, same_outcome, telling_outcome
 from .results import ChildRun, ProbeOutcome, ProblemResult, TestResult
 from .spec import ProblemSpec, TestSpec
-
 
 #: a mutant's misconception is named when the submission reproduces all the mutant's failures,
 #: or at least this many of them (a single coincidental match names nothing)

@@ -42,11 +42,11 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from graders import paths
-from graders.version import grader_version
 from graders.grade import GradeOptions, grade_submission
 from graders.offering import grading_offering
 from graders.results import ProblemResult
 from graders.spec import ProblemSpec, load_problems
+from graders.version import grader_version
 
 KINDS = ("valid", "buggy")
 FIELDS = ("EXPECT", "LABELS", "OFFERING", "PASSES", "FAILS", "SCORE", "MESSAGES", "TAGS", "LOAD_ERROR")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import random
 import shutil
-import os
 import signal
 import sqlite3
 import subprocess

@@ -20,8 +20,8 @@ from conftest import ROOT
 from graders.batch import BatchOptions, run_batch
 from graders.cli import main
 from graders.faults import FAULT_KINDS, INJECT_ENV, reset_injections
-from graders.gradebook import Gradebook
 from graders.grade import GradeOptions, grade_submission
+from graders.gradebook import Gradebook
 
 OFFERING = "all"
 #: a quick problem with figures (every fault kind has a point on its path), and one graded beside it

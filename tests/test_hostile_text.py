@@ -24,10 +24,10 @@ import pytest
 from click.testing import CliRunner
 
 import hostile_kit as k
+from graders import results
 from graders.cli import main
 from graders.gradebook import Gradebook, GradedSubmission
 from graders.gradebook_api import grades_csv
-from graders import results
 from graders.results import GradeResult, ProblemResult
 from graders.submissions import submission_name
 

@@ -32,7 +32,6 @@ from minitorch import autodiff, optim
 from probekit import PROBES, error_record, probe  # noqa: F401
 from project import run_sentiment as hw
 
-
 # The loop's own tensors may name the pure-Python backend (the fall-2025 TODO: "create x and y ... through
 # the SimpleOps backend"). It computes the same values as the NumPy backend (bit for bit on map, zip and
 # reduce), which trains the held-out run in seconds instead of minutes: the loop is graded, not the backend.

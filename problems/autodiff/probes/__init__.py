@@ -22,7 +22,6 @@ from probekit import (
 
 from .graphs import Counter, Graph, chain, count_graph_uses, diamond_chain, layered_dag, random_dag
 
-
 # ----------------------------------------------------------------- Scalars
 
 
