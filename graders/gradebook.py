@@ -224,7 +224,7 @@ class Gradebook:
     def close(self) -> None:
         self.db.close()
 
-    def __enter__(self) -> "Gradebook":
+    def __enter__(self) -> Gradebook:
         return self
 
     def __exit__(self, *exc: Any) -> None:

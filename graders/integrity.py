@@ -245,7 +245,7 @@ def _attribute_constructs(node: ast.Attribute, aliases: dict) -> Iterable[tuple]
         yield f"{owner}.{node.attr}", reason
     elif _name_reason(node.attr):
         yield f".{node.attr}", _name_reason(node.attr)
-    elif node.attr in READ_ONLY_LISTED and not _called(node) or node.attr in ATTRIBUTE_ONLY:
+    elif (node.attr in READ_ONLY_LISTED and not _called(node)) or node.attr in ATTRIBUTE_ONLY:
         yield f".{node.attr}", PROCESS
 
 

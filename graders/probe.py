@@ -90,7 +90,7 @@ class _Attempt:
     """One child process: launch, stream and validate its events."""
 
     def __init__(self, config: ChildConfig, probes: Sequence[str], limits: Limits, attempt: int,
-                 budget: "ChannelBudget", deadline: float):
+                 budget: ChannelBudget, deadline: float):
         self.config = config
         self.probes = list(probes)
         self.limits = limits

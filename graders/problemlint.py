@@ -19,7 +19,7 @@ import json
 import subprocess
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Iterable, List, Optional, Set, Tuple
 
@@ -215,7 +215,7 @@ def check_folder(folder: Path, catalogue: Set[str], reference: Path, probes: boo
     return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def static_findings(folder: Path) -> Tuple[str, ...]:
     """The findings about one problem folder that need no child process (keys, judges and their options,
     misconception ids, swap symbols), as text; run once per process before a problem is graded."""

@@ -37,7 +37,7 @@ import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 #: uids handed to sandboxed children, one per concurrently running child
 UID_BASE = 61000
@@ -192,7 +192,7 @@ class UidSlot:
         self.uid: Optional[int] = None
         self._handle = None
 
-    def __enter__(self) -> "UidSlot":
+    def __enter__(self) -> UidSlot:
         SLOT_DIR.mkdir(parents=True, exist_ok=True)
         while self.uid is None:
             for i in range(UID_SLOTS):

@@ -98,11 +98,11 @@ class At:
     def issue(self, what: str) -> Issue:
         return Issue(self.table, self.key, what)
 
-    def inner(self, key: Any) -> "At":
+    def inner(self, key: Any) -> At:
         """A key of an inline table (or an item of a list) at this place."""
         return At(self.table, self.key + (key,))
 
-    def opened(self) -> "At":
+    def opened(self) -> At:
         """Inside the table at this place, as a TOML table of its own ([swap], [offerings.s26], [[tests]] #3)."""
         return At(self.table + self.key, ())
 
@@ -416,7 +416,7 @@ def visibility_issues(raw: dict) -> List[Issue]:
 # ------------------------------------------------------------------ where an issue is in the file
 
 
-def _header_pattern(table: Tuple[Any, ...]) -> "re.Pattern[str]":
+def _header_pattern(table: Tuple[Any, ...]) -> re.Pattern[str]:
     if isinstance(table[-1], int):
         return re.compile(r"\s*\[\[\s*" + r"\s*\.\s*".join(map(re.escape, table[:-1])) + r"\s*\]\]")
     return re.compile(r"\s*\[\s*" + r"\s*\.\s*".join(re.escape(str(p)) for p in table) + r"\s*\]")

@@ -92,7 +92,7 @@ class CourseVisibility:
     #: for kinds not in `by_kind`
     default: str = "visible"
     #: kind -> visibility
-    by_kind: Mapping[str, str] = field(default_factory=lambda: {kind: "after_due_date" for kind in HIDDEN_KINDS})
+    by_kind: Mapping[str, str] = field(default_factory=lambda: dict.fromkeys(HIDDEN_KINDS, "after_due_date"))
 
     def for_kind(self, kind: str) -> str:
         """The visibility of a test of `kind` that neither it nor its problem sets."""

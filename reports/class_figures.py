@@ -8,7 +8,7 @@ from typing import Sequence, Tuple
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 #: Drop matplotlib's RDF metadata block: the page then names no outside resource at all.
 NO_METADATA = {"Creator": None, "Date": None, "Format": None, "Type": None}

@@ -76,7 +76,7 @@ def test_every_entry_is_one_submission_graded_once(graded_class):
         for f in ("results.json", "report.html", "junit.xml"):
             assert (out / name / f).is_file(), (name, f)
     # files are on disk before the gradebook commit
-    assert files_at_commit == {name: True for name in CLASS}
+    assert files_at_commit == dict.fromkeys(CLASS, True)
     with closing(sqlite3.connect(out / "gradebook.sqlite")) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 

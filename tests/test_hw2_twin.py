@@ -16,7 +16,6 @@ random embeddings and on the bundled corpus through the script's own
 import importlib.util
 import math
 import random
-import sys
 from pathlib import Path
 from typing import Dict, List
 

@@ -482,7 +482,7 @@ def run(config, channel):
                  if name == "probes" or name.startswith("probes."))
     # a copy taken before any probe runs: graded code that swaps entries of the module's registry (reachable
     # from the module table) changes nothing here
-    registry = dict(getattr(probes, "PROBES"))
+    registry = dict(probes.PROBES)
     for probe_id in config["probes"]:
         channel.emit("start", probe=probe_id)
         probekit.CURRENT = probe_id
