@@ -79,7 +79,7 @@ def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs
         options = GradeOptions(offering=offering, problems=_problem_list(problems), jobs=jobs, figures=True)
         result = grade_submission(submission, options)
     except SpecError as exc:
-        raise click.UsageError(printable(str(exc)))
+        raise click.UsageError(printable(str(exc))) from exc
     out_dir = out_dir or Path("autograde-results") / result.submission
     write_results(result, out_dir)
     from .record import write_atomic
@@ -105,7 +105,7 @@ def gradescope_zip_cmd(out_file: Path, offering: str | None) -> None:
     try:
         names = build_zip(out_file, offering=offering)
     except SpecError as exc:
-        raise click.UsageError(str(exc))
+        raise click.UsageError(str(exc)) from exc
     except (FileNotFoundError, OSError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
@@ -148,7 +148,7 @@ def batch_cmd(submissions_dir: Path, out_dir: Path, jobs: int | None, scheduler:
     try:
         run = run_batch(submissions_dir, out_dir, options)
     except (BatchUsageError, SpecError) as exc:
-        raise click.UsageError(printable(str(exc)))
+        raise click.UsageError(printable(str(exc))) from exc
     except (OSError, sqlite3.Error) as exc:  # e.g. a full disk: every committed record is intact
         click.echo(f"error: the batch stopped: {one_line(str(exc))}. Records committed so far are complete; "
                    "fix the cause (free disk space?) and run the same command again to finish.", err=True)
@@ -181,7 +181,7 @@ def similarity_cmd(submissions_dir: Path, out_dir: Path, bases: tuple, threshold
     try:
         result = screen_class(submissions_dir, out_dir, bases=list(bases), offering=offering, settings=settings)
     except (BatchUsageError, SpecError) as exc:
-        raise click.UsageError(printable(str(exc)))
+        raise click.UsageError(printable(str(exc))) from exc
     out_dir.mkdir(parents=True, exist_ok=True)
     write_similarity_outputs(result, out_dir)
     flagged = result.flagged
@@ -206,7 +206,7 @@ def report_cmd(out_dir: Path) -> None:
     try:
         count = rerender(out_dir)
     except BatchUsageError as exc:
-        raise click.UsageError(printable(str(exc)))
+        raise click.UsageError(printable(str(exc))) from exc
     click.echo(f"re-rendered {count} report(s), {out_dir / 'index.html'} and {out_dir / 'grades.csv'}")
 
 

@@ -88,7 +88,10 @@ def _grade_once(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int
     reference, mutants = reference_run(spec, seed), mutant_runs(spec, seed)  # the grader works before it judges
     hooks = problem_hooks(spec)
     local = dict(getattr(hooks, "JUDGES", {})) if hooks else {}
-    probe_run = lambda name: _student_run(spec, record, workdir / name, seed, limits)
+
+    def probe_run(name: str) -> ChildRun:
+        return _student_run(spec, record, workdir / name, seed, limits)
+
     runs, note = runs_to_judge(spec, probe_run("run"), probe_run, seed, limits)
     inject("memory", spec.id)
     results = [score_problem(spec, run, reference, mutants, local) for run in runs]

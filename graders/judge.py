@@ -125,7 +125,10 @@ def compare_values(student: Any, reference: Any, rtol: float, atol: float, path:
     none_mismatch = np.isnan(got) != np.isnan(want)
     if none_mismatch.any():
         i = int(np.argmax(none_mismatch.ravel()))
-        shown = lambda x: "no value (None or NaN)" if np.isnan(x) else f"{x:.10g}"
+
+        def shown(x: float) -> str:
+            return "no value (None or NaN)" if np.isnan(x) else f"{x:.10g}"
+
         return f"{where}: entry {i} is {shown(got.ravel()[i])}, expected {shown(want.ravel()[i])}"
     both = ~np.isnan(want)
     close = np.isclose(got[both], want[both], rtol=rtol, atol=atol)

@@ -21,7 +21,8 @@ from .template import has_markers, strip_file
 
 def render_extra(text: str, offering: Offering, problems: Sequence[ProblemSpec]) -> str:
     """A `*.j2` file of template_extras/ rendered for the offering (README, plugin, pyproject)."""
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+    # no autoescaping (S701): it renders markdown, TOML and Python, which HTML escapes would corrupt
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,  # noqa: S701
                              trim_blocks=True, lstrip_blocks=True)
     return env.from_string(text).render(
         offering=offering, problems=[student_view(p) for p in problems], total=offering.max_score,

@@ -281,7 +281,7 @@ def bwrap_command(
     """
     python = os.path.realpath(sys.executable)
     extra: List[str] = []
-    prefix, stdlib, site = runtime()
+    prefix, _stdlib, site = runtime()
     caps = capabilities()
     view = View()
     view.args += [caps.bwrap, "--die-with-parent", "--new-session",

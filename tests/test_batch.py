@@ -68,7 +68,7 @@ def graded_class(tmp_path_factory):
 
 
 def test_every_entry_is_one_submission_graded_once(graded_class):
-    subs, out, run, files_at_commit = graded_class
+    _subs, out, run, files_at_commit = graded_class
     assert sorted(g.name for g in run.graded) == sorted(CLASS)
     assert run.ignored == ["notes.txt"] and not run.skipped
     assert set(rows(out)) == set(CLASS)

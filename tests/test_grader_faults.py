@@ -184,7 +184,10 @@ def test_a_failure_that_may_be_the_graders_gives_no_second_chance():
     from graders.spec import load_problems
 
     (spec,) = load_problems(only=[PROBLEM])
-    ok = lambda probe, value: ProbeOutcome(probe, "ok", value=value)
+
+    def ok(probe, value):
+        return ProbeOutcome(probe, "ok", value=value)
+
     first = ChildRun(outcomes={"a": ok("a", 1), "b": ProbeOutcome("b", "missing", error_message="forged")},
                      fault="harness fault: forged")
     again = iter([ChildRun(outcomes={"a": ok("a", 9), "b": ok("b", "good")}),

@@ -116,7 +116,7 @@ def import_graph() -> Graph:
     """{module: modules of the project it imports} (a module importing itself is left out)."""
     known = modules()
     graph: Graph = {}
-    for name, path in known.items():
+    for path in known.values():
         node = module_name(path)
         edges = graph.setdefault(node, set())
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))

@@ -302,7 +302,7 @@ class ForbiddenImports:
 
 def neutralise_breakpoints():
     """A leftover `pdb.set_trace()` / `breakpoint()` in graded code continues, as a TA would type `c`."""
-    import pdb
+    import pdb  # noqa: T100 - imported to be disarmed
 
     sys.breakpointhook = lambda *args, **kwargs: None
     pdb.set_trace = lambda *args, **kwargs: None

@@ -163,7 +163,10 @@ def _single_contribution(calls: List[List[Any]], x: int, contributions: Sequence
     if len(at_x) != 1 or not isinstance(at_x[0], float):
         return None
     adjoint = at_x[0]
-    close = lambda a, b: bool(np.isclose(a, b, rtol=ADJOINT_TOL, atol=ADJOINT_TOL))
+
+    def close(a: float, b: float) -> bool:
+        return bool(np.isclose(a, b, rtol=ADJOINT_TOL, atol=ADJOINT_TOL))
+
     if any(close(adjoint, c) for c in contributions) and not close(adjoint, sum(contributions)):
         return adjoint
     return None

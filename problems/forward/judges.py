@@ -262,7 +262,7 @@ def _value_tangent(p: Tuple[float, float]) -> str:
 
 def slides(student, reference, options) -> Verdict:
     """The slides' example: two jvp passes give ∂f/∂x1 = 368.0379 and ∂f/∂x2 = 489.3839."""
-    problems, checks = _labelled(student, reference, 1e-9, 1e-9, _value_tangent)
+    problems, _checks = _labelled(student, reference, 1e-9, 1e-9, _value_tangent)
     if not problems:
         return Verdict(1.0, "both passes match the slides: ∂f/∂x1 = 368.0378983963, ∂f/∂x2 = 489.3838645284")
     return Verdict(0.0, f"f = x1 + exp(1.5 x1 + 2 x2) at (3, 0.5): {problems[0]}. One jvp pass with t = e_i "

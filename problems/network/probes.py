@@ -45,7 +45,7 @@ def shape_record(module):
 def assign(module):
     """Give every parameter the fixed values for its shape; return the shapes assigned."""
     shapes = []
-    for name, p in module.named_parameters():
+    for _name, p in module.named_parameters():
         shape = tuple(p.value.shape)
         p.update(minitorch.tensor(fixed(shape)))
         shapes.append(list(shape))

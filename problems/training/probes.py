@@ -24,6 +24,7 @@ that calls log_fn a million times sends an even sample of its losses and the cou
 """
 
 import os
+from typing import ClassVar, List, Set, Tuple
 
 import numpy as np
 
@@ -357,8 +358,9 @@ def loop(inputs_dir):
 class ModeNetwork(hw.Network):
     """The reference Network, recording its mode and whether it was fed validation rows."""
 
-    calls = []
-    validation = set()
+    #: shared by the instances a run makes (the trainer may build its own); eval_mode resets them
+    calls: ClassVar[List[Tuple[bool, bool]]] = []
+    validation: ClassVar[Set[float]] = set()
 
     def forward(self, embeddings):
         rows = fingerprints(embeddings.to_numpy())

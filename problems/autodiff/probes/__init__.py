@@ -226,7 +226,7 @@ def topo_random(_):
 
 @probe("topological_order_scalars")
 def topo_scalars(_):
-    leaves, consts, out = scalar_dag(4000, n_ops=30)
+    _leaves, _consts, out = scalar_dag(4000, n_ops=30)
     nodes, where, stack = [], {}, [out]
     while stack:  # index every Scalar reachable from out
         v = stack.pop()
@@ -334,7 +334,7 @@ def _deep_chain(depth):
 
     limit = sys.getrecursionlimit()
     counter = Counter(watch_depth=True)
-    graph, x, out = chain(depth, counter)
+    _graph, x, out = chain(depth, counter)
     autodiff.backpropagate(out, 1.0)
     return {"derivative": floats([x.derivative]), **_recursion_evidence(limit, counter)}
 
