@@ -166,7 +166,8 @@ def main(argv: Optional[List[str]] = None) -> int:
           f"false losses: {sum(len(v) for v in false_losses.values())}")
     if quadratic:
         total = len(quadratic) * args.runs
-        print(f"quadratic: {len(quadratic)} cases x {args.runs} runs; time points lost {total - sum(time_kept.values())} of {total}")
+        print(f"quadratic: {len(quadratic)} cases x {args.runs} runs; "
+              f"time points lost {total - sum(time_kept.values())} of {total}")
     return 0
 
 

@@ -188,7 +188,8 @@ def create(memory_mib: int, processes: int) -> Optional[ProcessGroup]:
     _sweep(parents)
     name = PREFIX + secrets.token_hex(6)
     v2 = parents["memory"] == parents["pids"]
-    dirs = [parents["memory"] / name] if v2 else [parents[c] / name for c in ("memory", "pids", "cpuacct") if c in parents]
+    dirs = [parents["memory"] / name] if v2 else [parents[c] / name for c in ("memory", "pids", "cpuacct")
+                                                  if c in parents]
     group = ProcessGroup(dirs=[], v2=v2)
     try:
         for directory in dirs:

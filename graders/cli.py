@@ -32,7 +32,8 @@ def offering_option(command):
 
 @main.command("make-template")
 @click.option("--check", is_flag=True, help="Exit 1 if student_template/ differs from what would be generated.")
-@click.option("--out", "dest", type=click.Path(path_type=Path), default=None, help="Write somewhere else than student_template/.")
+@click.option("--out", "dest", type=click.Path(path_type=Path), default=None,
+              help="Write somewhere else than student_template/.")
 @offering_option
 def make_template_cmd(check: bool, dest: Path | None, offering: str | None) -> None:
     """Generate student_template/ from reference/ (solution blocks stubbed)."""
@@ -141,8 +142,8 @@ def batch_cmd(submissions_dir: Path, out_dir: Path, jobs: int | None, scheduler:
     from .spec import SpecError
     from .submissions import BatchUsageError
 
-    options = BatchOptions(offering=offering, problems=_problem_list(problems), jobs=jobs or default_jobs(), problem_jobs=problem_jobs,
-                           regrade=regrade, scheduler=scheduler, progress=not no_progress,
+    options = BatchOptions(offering=offering, problems=_problem_list(problems), jobs=jobs or default_jobs(),
+                           problem_jobs=problem_jobs, regrade=regrade, scheduler=scheduler, progress=not no_progress,
                            allow_weak_sandbox=allow_weak_sandbox, similarity=not no_similarity,
                            similarity_bases=tuple(str(b) for b in similarity_bases))
     try:

@@ -153,7 +153,8 @@ def _draw(problem: str, figure: Dict[str, Any]) -> Optional[str]:
     return figure_svg(str(figure.get("kind")), figure, problem)
 
 
-def _reference_figure_fails(spec: ProblemSpec, test: TestSpec, reference: ChildRun, local: Dict[str, Any]) -> Optional[str]:
+def _reference_figure_fails(spec: ProblemSpec, test: TestSpec, reference: ChildRun,
+                            local: Dict[str, Any]) -> Optional[str]:
     """Why the figure of `test` cannot be drawn from the reference judged against itself, or None if it can."""
     outcome = reference.outcomes[test.probe]
     try:

@@ -187,7 +187,8 @@ def _module_aliases(tree: ast.AST) -> dict:
     for node in _walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                aliases[alias.asname or alias.name.partition(".")[0]] = alias.name if alias.asname else alias.name.partition(".")[0]
+                top = alias.name.partition(".")[0]
+                aliases[alias.asname or top] = alias.name if alias.asname else top
     for _ in range(3):  # copies of copies
         for node in _walk(tree):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in aliases:
@@ -253,7 +254,8 @@ def _namespace(node: ast.AST) -> bool:
     """`x.__dict__`, `vars(x)`, `globals()`, `locals()`: a mapping of names to objects."""
     if isinstance(node, ast.Attribute):
         return node.attr == "__dict__"
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("vars", "globals", "locals")
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+        and node.func.id in ("vars", "globals", "locals")
 
 
 def _called(node: ast.Attribute) -> bool:

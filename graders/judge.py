@@ -161,13 +161,15 @@ def _structured(items: List[Any]) -> bool:
 @judge("allclose")
 def allclose(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
     """Numerically equal to the reference within `rtol`/`atol` (default 1e-9 / 1e-12)."""
-    problem = compare_values(student.value, reference.value, float(options.get("rtol", 1e-9)), float(options.get("atol", 1e-12)))
+    problem = compare_values(student.value, reference.value, float(options.get("rtol", 1e-9)),
+                             float(options.get("atol", 1e-12)))
     if problem is None:
         return Verdict(1.0, "matches the reference")
     return Verdict(0.0, problem)
 
 
-def judge_outcome(fn: Judge, student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any], display_path: str) -> Verdict:
+def judge_outcome(fn: Judge, student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any],
+                  display_path: str) -> Verdict:
     """Apply `fn`, failing a probe that raised (with its message) unless the judge handles errors.
 
     An exception alone names no misconception: a judge that handles errors may name
@@ -227,7 +229,8 @@ def _viewed(fn: Judge, outcome: Optional[ProbeOutcome]) -> Any:
     return _errors_by_type(getattr(fn, "view", lambda value: value)(outcome.value))
 
 
-def telling_outcome(fn: Judge, mutant: ProbeOutcome, reference: Optional[ProbeOutcome], options: Dict[str, Any]) -> bool:
+def telling_outcome(fn: Judge, mutant: ProbeOutcome, reference: Optional[ProbeOutcome],
+                    options: Dict[str, Any]) -> bool:
     """Can a submission reproduce this mutant outcome as evidence? Only returned data that differs
     from the reference's in finite non-zero numbers (`telling_numbers`) can; an exception cannot."""
     if not mutant.ok:

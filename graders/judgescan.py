@@ -70,7 +70,8 @@ def _scan(path: Path, mtime_ns: int, size: int) -> Dict[str, JudgeSource]:
         if isinstance(node, ast.FunctionDef):  # builtins: @judge("name", ...)
             for deco in node.decorator_list:
                 if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name) and deco.func.id == "judge" \
-                        and deco.args and isinstance(deco.args[0], ast.Constant) and isinstance(deco.args[0].value, str):
+                        and deco.args and isinstance(deco.args[0], ast.Constant) \
+                        and isinstance(deco.args[0].value, str):
                     named[deco.args[0].value] = node.name
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "JUDGES" for t in node.targets) \
                 and isinstance(node.value, ast.Dict):

@@ -74,7 +74,8 @@ def template_files(offering: Optional[Offering] = None) -> Dict[str, bytes]:
             files[rel.with_suffix("").as_posix()] = render_extra(data.decode("utf-8"), offering, graded).encode("utf-8")
         else:
             files[rel.as_posix()] = data
-    leftovers = [name for name, data in files.items() if name.endswith(".py") and has_markers(data.decode("utf-8", "replace"))]
+    leftovers = [name for name, data in files.items()
+                 if name.endswith(".py") and has_markers(data.decode("utf-8", "replace"))]
     if leftovers:
         raise RuntimeError(f"solution markers left in: {', '.join(leftovers)}")
     return files

@@ -171,7 +171,8 @@ class _Attempt:
                 inputs_dir=str(config.inputs_dir) if config.inputs_dir else None,
                 swap=config.swap,
             )
-            command = _limits(self.limits, False) + [sys.executable, *sandbox.PYTHON_FLAGS, str(config.child_dir / "harness.py")]
+            command = _limits(self.limits, False) + [sys.executable, *sandbox.PYTHON_FLAGS,
+                                                     str(config.child_dir / "harness.py")]
             return command, payload, sandbox.child_environment(str(workdir))
         mapping = {"stack": config.stack, "child": config.child_dir, "probes": config.probes_dir}
         if config.inputs_dir:
@@ -486,7 +487,8 @@ MAX_NOTES = 20
 def _short(value: Any) -> str:
     """A child-controlled value in a note: its repr, cut to 80 characters (a forged 1 M-character probe
     id must not cost the parent 10 MB per line)."""
-    text = repr(value[:81] if isinstance(value, str) else value if not isinstance(value, (list, dict)) else type(value).__name__)
+    text = repr(value[:81] if isinstance(value, str)
+                else value if not isinstance(value, (list, dict)) else type(value).__name__)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -520,7 +522,8 @@ def _exit_reason(code: Optional[int]) -> str:
             name = signal.Signals(-code).name
         except ValueError:
             name = str(-code)
-        hint = {"SIGKILL": " (memory or CPU limit?)", "SIGXCPU": " (CPU time limit)", "SIGSEGV": " (crash)"}.get(name, "")
+        hints = {"SIGKILL": " (memory or CPU limit?)", "SIGXCPU": " (CPU time limit)", "SIGSEGV": " (crash)"}
+        hint = hints.get(name, "")
         return f"the grading process was killed by {name}{hint}"
     return f"the grading process exited early with code {code} (sys.exit / os._exit in your code?)"
 
@@ -603,7 +606,8 @@ def run_child(config: ChildConfig, limits: Limits) -> ChildRun:
         attempt += 1
         if attempt > limits.max_restarts or time.monotonic() - started > limits.wall_seconds:
             for probe in remaining:
-                outcomes[probe] = ProbeOutcome(probe, "missing", error_message="not run: too many crashes or time limit")
+                outcomes[probe] = ProbeOutcome(probe, "missing",
+                                               error_message="not run: too many crashes or time limit")
             break
     for probe in config.probes:
         outcomes.setdefault(probe, ProbeOutcome(probe, "missing", error_message="no result"))

@@ -135,7 +135,8 @@ def defined_symbols(module_file: Path) -> Set[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         if isinstance(node, ast.ClassDef):
-            names |= {f"{node.name}.{m.name}" for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            names |= {f"{node.name}.{m.name}" for m in node.body
+                      if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
         if isinstance(node, ast.Assign):
             names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
     return names
@@ -173,7 +174,8 @@ def probe_ids(problem: ProblemSpec) -> Set[str]:
                           capture_output=True, text=True, timeout=300, cwd=problem.folder)
     lines = [line for line in done.stdout.splitlines() if line.startswith("PROBES ")]
     if done.returncode != 0 or not lines:
-        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit code {done.returncode}")
+        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip()
+                           else f"exit code {done.returncode}")
     return set(json.loads(lines[-1][len("PROBES "):]))
 
 

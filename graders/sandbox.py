@@ -323,7 +323,8 @@ def bwrap_command(
             view.args += [*size, "--perms", "1777", "--tmpfs", mount]
         view.args += ["--chdir", "/work"]
     else:  # private scratch: tmpfs mounts with a byte and an inode cap, made by `confine_prefix` on the host side
-        view.args += ["--bind", str(scratch / "work"), "/work", "--bind", str(scratch / "tmp"), "/tmp", "--chdir", "/work"]
+        view.args += ["--bind", str(scratch / "work"), "/work", "--bind", str(scratch / "tmp"), "/tmp",
+                      "--chdir", "/work"]
     if seccomp_fd is not None:
         view.args += ["--seccomp", str(seccomp_fd)]
     for key, value in child_environment("/work").items():

@@ -385,7 +385,8 @@ EVERY_PROBLEM = "*"
 OFFERING = Table({
     "title": Key(Text()),  # shown in reports
     "starter": Key(Text()),  # the course's starter this offering follows (documentation)
-    "problems": Key(Either([Text(choices=[EVERY_PROBLEM]), Each(Number(positive=True), "a table of problem id = points")],
+    "problems": Key(Either([Text(choices=[EVERY_PROBLEM]),
+                            Each(Number(positive=True), "a table of problem id = points")],
                            expected=f'"{EVERY_PROBLEM}" or a table of problem id = points'), required=True),
     "drop": Key(Each(Strings(), "a table of problem id = [test ids]")),
     "drop_symbols": Key(Each(Strings(), "a table of problem id = [swap symbols]")),

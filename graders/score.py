@@ -112,7 +112,8 @@ def _evidence(
     return found
 
 
-def _reproduces(fn: Any, student: ProbeOutcome, mutant: ProbeOutcome, options: Dict[str, Any], ref: ProbeOutcome) -> bool:
+def _reproduces(fn: Any, student: ProbeOutcome, mutant: ProbeOutcome, options: Dict[str, Any],
+                ref: ProbeOutcome) -> bool:
     """`same_outcome`, where student data the comparison cannot read is no evidence (never a grader fault)."""
     try:
         return same_outcome(fn, student, mutant, options, ref)
@@ -174,12 +175,14 @@ def score_problem(
         if load_error:
             verdict = Verdict(0.0, load_error)
         else:
-            verdict = _judge_safely(test, judges[test.id], student, reference.outcomes[test.probe], spec.swap.file, spec.id)
+            verdict = _judge_safely(test, judges[test.id], student, reference.outcomes[test.probe], spec.swap.file,
+                                    spec.id)
         if not verdict.passed and verdict.misconception:
             rules[verdict.misconception] += 1
         judged.append((test, verdict, student.seconds))
     failing = [t.id for t, v, _ in judged if not v.passed and not v.misconception]
-    confirmed = [] if load_error else [e for e in _evidence(spec, judges, run, reference, mutants, failing) if e.confirmed]
+    confirmed = [] if load_error else [e for e in _evidence(spec, judges, run, reference, mutants, failing)
+                                       if e.confirmed]
     found = Counter(rules)
     for ev in confirmed:
         found[ev.misconception] += len(ev.matches)

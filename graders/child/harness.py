@@ -72,7 +72,8 @@ def describe_error(exc, student_file):
     for frame, lineno in traceback.walk_tb(tb):
         if student_file and os.path.abspath(frame.f_code.co_filename) == os.path.abspath(student_file):
             location = lineno
-    if isinstance(exc, SyntaxError) and exc.filename and student_file and os.path.abspath(exc.filename) == os.path.abspath(student_file):
+    if isinstance(exc, SyntaxError) and exc.filename and student_file \
+            and os.path.abspath(exc.filename) == os.path.abspath(student_file):
         location = exc.lineno
     try:
         message = str(exc)
@@ -388,7 +389,8 @@ def _code_parts(name, value):
 def tools_error(seals):
     """An error record when graded code changed the grader's probe tools, else None."""
     parts = (".fget", ".fset", ".__func__", ".__code__", ".__defaults__", ".__kwdefaults__", ".__globals__")
-    broken = list(dict.fromkeys(f"{seal.module.__name__}.{_owner(name, parts)}" for seal in seals for name in seal.broken()))
+    broken = list(dict.fromkeys(f"{seal.module.__name__}.{_owner(name, parts)}"
+                                for seal in seals for name in seal.broken()))
     if not broken:
         return None
     return {"type": "GraderToolsChanged", "line": None,

@@ -77,7 +77,8 @@ def _mismatch(got: Any, want: Any, rtol: float = RTOL, atol: float = ATOL, show=
     wrong = [part for part, m, r in zip(("value", "tangent"), mine, ref) if not _close(m, r, rtol, atol)]
     if not wrong:
         return None
-    return f"gave {show(mine)}, expected {show(ref)} (the {' and the '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} wrong)"
+    verb = "is" if len(wrong) == 1 else "are"
+    return f"gave {show(mine)}, expected {show(ref)} (the {' and the '.join(wrong)} {verb} wrong)"
 
 
 def _cases(outcome) -> List[Dict[str, Any]]:
@@ -128,7 +129,8 @@ def _first_failure(student, reference) -> Optional[Tuple[str, int, int]]:
     return None if first is None else (first, failures, checks)
 
 
-def _rule_verdict(student, reference, what: str, reread: str, misconception: Optional[Tuple[str, str]] = None) -> Verdict:
+def _rule_verdict(student, reference, what: str, reread: str,
+                  misconception: Optional[Tuple[str, str]] = None) -> Verdict:
     """All-or-nothing on the rule probe's checks; `misconception` = (id, evidence) adds a diagnosis."""
     failure = _first_failure(student, reference)
     if failure is None:

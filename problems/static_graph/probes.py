@@ -181,7 +181,8 @@ def run_case(session: Any, watch: Watch, label: str, fetches: Any, feeds: Dict[A
     return case
 
 
-def lazy_probe(build: Callable[[], List[Callable[[Any, Watch], Dict[str, Any]]]], budget: int = 200_000) -> Dict[str, Any]:
+def lazy_probe(build: Callable[[], List[Callable[[Any, Watch], Dict[str, Any]]]],
+               budget: int = 200_000) -> Dict[str, Any]:
     """Build a graph, then run each case in its own session under one watch; the graph's structure beside.
 
     The sessions do not fold constants: every evaluation counted is one the run's own loop asked for

@@ -364,9 +364,8 @@ def work_on_diamonds(_):
         except WorkBudgetExceeded:
             rows.append({"layers": layers, "nodes": len(graph.nodes), "exceeded": True, **counter.as_dict()})
             break
-        rows.append(
-            {"layers": layers, "nodes": len(graph.nodes), "exceeded": False, "derivative": x.derivative, **counter.as_dict()}
-        )
+        rows.append({"layers": layers, "nodes": len(graph.nodes), "exceeded": False, "derivative": x.derivative,
+                     **counter.as_dict()})
     return rows
 
 
@@ -427,8 +426,8 @@ def _pooled_ratio(timed):
 def time_doubling(_):
     """Best-of-3 times on shallow DAGs of n, 2n, 4n nodes, then the largest pair measured again on other graphs;
     while that pair's ratio is near the bound (NEAR_BOUND), up to MORE_ROUNDS more rounds of it (the same graphs
-    built anew: round r repeats the first rows' graphs when r is even, the again rows' when odd), so that a verdict near the bound rests on many runs (the judge pools the best time
-    per size).
+    built anew: round r repeats the first rows' graphs when r is even, the again rows' when odd), so that a
+    verdict near the bound rests on many runs (the judge pools the best time per size).
 
     Stops at the first size slower than SLOW_RUN CPU seconds (the reference needs about 0.05 s at 16000 nodes).
     Nothing in the process differs from the other probes: no gc switch, the same recursion limit.
@@ -447,7 +446,8 @@ def time_doubling(_):
                     or time.process_time() - started > MORE_BUDGET:
                 break
             # the same graphs again (new objects): round r repeats the first rows' graphs (r even) or the again rows'
-            more += [_best_time(n, n if round_ % 2 == 0 else 7 * n, SLOW_RUN, f"more{round_}n{n}") for n in (8000, 16000)]
+            more += [_best_time(n, n if round_ % 2 == 0 else 7 * n, SLOW_RUN, f"more{round_}n{n}")
+                     for n in (8000, 16000)]
             if any(r.get("exceeded") for r in more):
                 break
     return {"rows": rows, "again": again, "more": more}
@@ -491,7 +491,8 @@ def _framework_rows(build, sizes, budget, read):
         except WorkBudgetExceeded:
             rows.append({"layers": layers, "nodes": len(nodes), "exceeded": True, **counter.as_dict()})
             break
-        rows.append({"layers": layers, "nodes": len(nodes), "exceeded": False, "derivative": read(x), **counter.as_dict()})
+        rows.append({"layers": layers, "nodes": len(nodes), "exceeded": False, "derivative": read(x),
+                     **counter.as_dict()})
     return rows
 
 
