@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .intake import parse_python
 
@@ -134,7 +134,7 @@ def screen_file(path: Path, shown_as: str) -> List[Finding]:
 
 def screen_tree(tree: ast.AST, shown_as: str) -> List[Finding]:
     """The findings of a parsed module, in line order, each construct once per line."""
-    found = {}
+    found: Dict[Tuple[int, str], Finding] = {}
     aliases = _module_aliases(tree)
     imported = _imported_names(tree)
     for node in _walk(tree):
@@ -146,7 +146,7 @@ def screen_tree(tree: ast.AST, shown_as: str) -> List[Finding]:
 
 def _imported_names(tree: ast.AST) -> set:
     """Every name an import statement binds (`import a.b` binds `a`; `from m import x as y` binds `y`)."""
-    names = set()
+    names: Set[str] = set()
     for node in _walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update(alias.asname or alias.name.partition(".")[0] for alias in node.names if alias.name != "*")
@@ -177,7 +177,7 @@ def _walk(tree: ast.AST) -> Iterator[ast.AST]:
         node = stack.pop()
         yield node
         for child in ast.iter_child_nodes(node):
-            child._screen_parent = node
+            child._screen_parent = node  # type: ignore[attr-defined]  # read back by _parent()
             stack.append(child)
 
 
@@ -291,7 +291,8 @@ def _folded(node: ast.AST) -> Optional[str]:
         return left + right if left is not None and right is not None else None
     if isinstance(node, ast.JoinedStr):
         parts = [_folded(v) for v in node.values]
-        return "".join(parts) if all(p is not None for p in parts) else None
+        known = [p for p in parts if p is not None]
+        return "".join(known) if len(known) == len(parts) else None
     return None
 
 
@@ -312,6 +313,8 @@ def _call_constructs(node: ast.Call) -> Iterable[tuple]:
 
 
 def _attribute_reason(owner: Optional[str], attr: str) -> Optional[str]:
+    if owner is None:  # every listed attribute has its module
+        return None
     reason = ATTRIBUTES.get((owner, attr))
     if reason is None:
         reason = next((r for (o, p), r in ATTRIBUTE_PREFIXES.items() if o == owner and attr.startswith(p)), None)

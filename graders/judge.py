@@ -218,8 +218,8 @@ def telling_numbers(mutant: Any, reference: Any, rtol: float, atol: float) -> bo
     value = _number(mutant)
     if value is None:
         return False
-    ref = reference if isinstance(reference, (int, float)) and not isinstance(reference, bool) else None
-    return ref is None or not np.isclose(value, float(ref), rtol=rtol, atol=atol)
+    number = reference if isinstance(reference, (int, float)) and not isinstance(reference, bool) else None
+    return number is None or not np.isclose(value, float(number), rtol=rtol, atol=atol)
 
 
 def _viewed(fn: Judge, outcome: Optional[ProbeOutcome]) -> Any:
@@ -275,8 +275,9 @@ def parent_timed(rows: List[Dict[str, Any]], marks: Optional[Dict[str, float]]) 
     timed = []
     for row in rows:
         row = {k: v for k, v in row.items() if k not in ("seconds", "derivatives")}
-        tag, runs = row.get("tag"), row.get("runs") if isinstance(row.get("runs"), list) else []
-        spans = []
+        tag, runs = row.get("tag"), row.get("runs")
+        runs = runs if isinstance(runs, list) else []
+        spans: List[float] = []
         for i in range(len(runs) if not row.get("exceeded") else 0):
             start, end = (marks or {}).get(f"{tag}:{i}:start"), (marks or {}).get(f"{tag}:{i}:end")
             if not (isinstance(start, float) and isinstance(end, float) and end >= start):

@@ -21,7 +21,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import IO, Any, Dict, List, Optional, Sequence, cast
 
 from . import cgroups, sandbox
 from .limits import Limits
@@ -197,6 +197,8 @@ class _Attempt:
         if userns is not None:  # no mount namespace of our own, no control group: rlimits, then bubblewrap
             return _limits(self.limits, False) + argv, payload, env
         procs = self.group.procs_files if self.group else []
+        if self.scratch is None:
+            raise RuntimeError("the strong sandbox has no scratch folder")
         prefix = sandbox.confine_prefix(self.scratch, procs, self.limits.tmp_mib, self.limits.tmp_inodes)
         return prefix + _limits(self.limits, True) + argv, payload, env
 
@@ -228,8 +230,9 @@ class _Attempt:
         self.stderr_path = workdir / f"stderr.{self.attempt}.txt"
         try:
             try:
-                proc.stdin.write(json.dumps(payload).encode())
-                proc.stdin.close()
+                stdin = cast(IO[bytes], proc.stdin)  # stdin=PIPE
+                stdin.write(json.dumps(payload).encode())
+                stdin.close()
             except BrokenPipeError:
                 pass
             self._stream(proc, read_fd)
@@ -343,7 +346,8 @@ class _Attempt:
         elif kind == "result":
             self._result(event)
         elif kind == "fault":
-            err = event.get("error") if isinstance(event.get("error"), dict) else {}
+            error = event.get("error")
+            err = error if isinstance(error, dict) else {}
             self.fault = f"harness fault: {str(err.get('type'))[:200]}: {str(err.get('message'))[:2000]}"
             self.reason = self.fault
         elif kind == "policy":
@@ -362,7 +366,8 @@ class _Attempt:
         if now is None and self.proc is not None:  # no control group: the live tree and what it reaped
             now = _tree_cpu_seconds(self.proc.pid)
         label = event.get("label")
-        if event.get("probe") != self.current or not isinstance(label, str) or len(label) > 64:
+        if self.current is None or event.get("probe") != self.current or not isinstance(label, str) \
+                or len(label) > 64:  # (a mark naming no probe while none runs would land in the last one's marks)
             self._tamper("a malformed timing mark")
         elif self.marks is not None:
             if label in self.marks or len(self.marks) >= MAX_MARKS or now is None:
@@ -377,7 +382,7 @@ class _Attempt:
 
     def _result(self, event: Dict[str, Any]) -> None:
         probe = event.get("probe")
-        if probe != self.current:
+        if self.current is None or probe != self.current:  # (a result naming no probe while none runs, too)
             self._tamper(f"result for probe {_short(probe)} that is not running")
             return
         status = event.get("status")

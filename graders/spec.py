@@ -5,7 +5,6 @@ A problem is added by adding a folder; nothing in the grader names problems.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import sys
 from dataclasses import dataclass, field
@@ -152,8 +151,8 @@ def load_problem(folder: Path, course: Optional[CourseVisibility] = None) -> Pro
         )
         for t in raw.get("tests", [])
     )
-    fields = {f.name: f for f in dataclasses.fields(Limits)}
-    limits = Limits(**{key: type(fields[key].default)(value) for key, value in raw.get("limits", {}).items()})
+    defaults = Limits()
+    limits = Limits(**{key: type(getattr(defaults, key))(value) for key, value in raw.get("limits", {}).items()})
     return ProblemSpec(
         id=raw["id"],
         title=raw.get("title", folder.name),
@@ -214,6 +213,8 @@ def problem_module(problem: ProblemSpec, filename: str) -> Optional[ModuleType]:
     if loaded is not None and getattr(loaded, "__file__", None) == str(path):
         return loaded
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path} as a module", path=str(path))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:

@@ -30,6 +30,7 @@ import random
 import sys
 import time
 import traceback
+import types
 import zlib
 
 
@@ -87,6 +88,8 @@ def load_student_module(path, module_name):
     package, _, leaf = module_name.rpartition(".")
     name = f"{package}._student_{leaf}" if package else f"_student_{leaf}"
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path} as a module", path=path)
     module = importlib.util.module_from_spec(spec)
     module.__package__ = package
     sys.modules[name] = module
@@ -277,7 +280,7 @@ class ForbiddenImports:
         return StandInModule(fullname, self.use)
 
     def _student_line(self):
-        frame = sys._getframe(1)
+        frame: types.FrameType | None = sys._getframe(1)
         while frame is not None:
             if self.student_file and os.path.abspath(frame.f_code.co_filename) == self.student_file:
                 return frame.f_lineno
@@ -441,6 +444,8 @@ def import_probes(folder):
                                                       submodule_search_locations=[os.path.dirname(package)])
     else:
         spec = importlib.util.spec_from_file_location("probes", os.path.join(folder, "probes.py"))
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the probes of {folder}", path=folder)
     probes = importlib.util.module_from_spec(spec)
     sys.modules["probes"] = probes
     spec.loader.exec_module(probes)
