@@ -51,7 +51,8 @@ B, L, D, H, P, LR = 32, 20, 50, 32, 0.5, 0.01
 
 def load_hw2():
     """reference/project/run_sentiment.py as a module (its Network, loss and BACKEND)."""
-    spec = importlib.util.spec_from_file_location("hw2_run_sentiment_bench", ROOT / "reference/project/run_sentiment.py")
+    spec = importlib.util.spec_from_file_location("hw2_run_sentiment_bench",
+                                                  ROOT / "reference/project/run_sentiment.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -193,7 +194,8 @@ def main(argv=None) -> None:
         small_np = statistics.median(time_steps(np_small, small, args.warmup, max(args.steps, 50)))
         print(f"slow backends: batch {sb}, median of {args.slow_steps} steps after 1 warm-up; "
               f"numpy on batch {sb}: {fmt(small_np).strip()}")
-        for name, backend in (("python (SimpleOps)", minitorch.SimpleBackend), ("SIMT simulator", minitorch.SimtBackend)):
+        slow = (("python (SimpleOps)", minitorch.SimpleBackend), ("SIMT simulator", minitorch.SimtBackend))
+        for name, backend in slow:
             step, _ = minitorch_step_fn(hw2, backend)
             t = statistics.median(time_steps(step, small, 1, args.slow_steps))
             print(f"  {name:28s} median {fmt(t)}  = {t / small_np:,.0f} x numpy")

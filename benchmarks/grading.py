@@ -85,7 +85,8 @@ def median_seconds(command: list[str], runs: int = 20) -> float:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={"PATH": "/usr/bin:/bin"})
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env={"PATH": "/usr/bin:/bin"})
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -104,7 +105,8 @@ def main() -> None:
         with sandbox.UidSlot() as slot, tempfile.TemporaryDirectory() as scratch:
             argv, _ = sandbox.bwrap_command({}, slot.uid, Path(scratch), program=["-c", "import numpy"])
             prefix = sandbox.confine_prefix(Path(scratch), [], 64, 4096)
-            boxed = median_seconds(prefix + ["prlimit", "--cpu=60", f"--as={1024**3}", "--nproc=64", "--core=0", "--"] + argv)
+            prlimit = ["prlimit", "--cpu=60", f"--as={1024**3}", "--nproc=64", "--core=0", "--"]
+            boxed = median_seconds(prefix + prlimit + argv)
         print(f"python -c 'import numpy': bare {bare * 1000:.0f} ms, in the sandbox {boxed * 1000:.0f} ms, "
               f"overhead {(boxed - bare) * 1000:+.0f} ms")
         print(f"sandbox_overhead_ms={(boxed - bare) * 1000:.0f}")

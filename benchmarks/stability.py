@@ -31,11 +31,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from cases import problem_cases  # noqa: E402
 from graders.baseline import mutant_source  # noqa: E402
 from graders.grade import GradeOptions, grade_submission  # noqa: E402
 from graders.offering import grading_offering  # noqa: E402
 from graders.spec import load_problems  # noqa: E402
-from cases import problem_cases  # noqa: E402
 
 TIME_TEST = ("autodiff", "time_doubling")
 
@@ -166,7 +166,8 @@ def main(argv: Optional[List[str]] = None) -> int:
           f"false losses: {sum(len(v) for v in false_losses.values())}")
     if quadratic:
         total = len(quadratic) * args.runs
-        print(f"quadratic: {len(quadratic)} cases x {args.runs} runs; time points lost {total - sum(time_kept.values())} of {total}")
+        print(f"quadratic: {len(quadratic)} cases x {args.runs} runs; "
+              f"time points lost {total - sum(time_kept.values())} of {total}")
     return 0
 
 

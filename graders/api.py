@@ -19,7 +19,17 @@ from pathlib import Path
 
 from . import paths
 from .drawing import MARKERS_UP_TO, MAX_POINTS, svg, thin
-from .judge import NotNumeric, Verdict, allclose, compare_values, describe_value, error_text, parent_timed, short, to_array
+from .judge import (
+    NotNumeric,
+    Verdict,
+    allclose,
+    compare_values,
+    describe_value,
+    error_text,
+    parent_timed,
+    short,
+    to_array,
+)
 from .results import ProbeOutcome
 
 __all__ = [

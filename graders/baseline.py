@@ -110,7 +110,10 @@ def _fresh_run(problem: ProblemSpec, label: str, seed: int, student_file: Option
 def _cached_run(problem: ProblemSpec, label: str, seed: int, student_file: Optional[Path]) -> ChildRun:
     """A trusted run, computed once per grader version, runtime and seed (a sealed document, graders.cache)."""
     label = f"{label}-{_probes_digest(problem)}"
-    build = lambda: run_to_json(_fresh_run(problem, label, seed, student_file))
+
+    def build() -> Dict[str, Any]:
+        return run_to_json(_fresh_run(problem, label, seed, student_file))
+
     return run_from_json(cached_json(f"runs/{problem.id}/{label}-{seed}.json", build, _readable_run))
 
 

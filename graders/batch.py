@@ -29,15 +29,15 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import __version__
-from .gradebook import GRADEBOOK, Gradebook, GradedSubmission, SubmissionRow
 from .grade import GradeOptions, grade_submission
+from .gradebook import GRADEBOOK, Gradebook, GradedSubmission, SubmissionRow
 from .intake import open_submission
+from .offering import get_offering, offering_problems
 from .record import write_atomic, write_results
 from .results import DEFAULT_SEED, GradeResult
 from .safetext import one_line, printable
 from .score import failed_problem
 from .submissions import BatchUsageError, Entry, discover
-from .offering import get_offering, offering_problems
 from .version import grader_version
 from .workspace import workspace_dir
 
@@ -176,7 +176,8 @@ def up_to_date(row: Optional[SubmissionRow], task: GradeTask) -> bool:
     )
 
 
-def plan(entries: Sequence[Entry], book: Gradebook, options: BatchOptions, out_dir: Path) -> Tuple[List[GradeTask], List[str]]:
+def plan(entries: Sequence[Entry], book: Gradebook, options: BatchOptions,
+         out_dir: Path) -> Tuple[List[GradeTask], List[str]]:
     """(tasks to run, names skipped as up to date)."""
     offering = get_offering(options.offering)
     specs = offering_problems(offering, only=options.problems)
@@ -525,7 +526,8 @@ def summary_text(run: BatchRun) -> str:
     lines.append(f"class of {len(view.students)}: mean {view.mean:.1f}, median {view.median:g} "
                  f"out of {view.max_score:g} ({statuses or 'empty'})")
     if view.problems:
-        lines.append("per problem (mean / max): " + "  ".join(f"{p.id} {p.mean:.1f}/{p.max_score:g}" for p in view.problems))
+        lines.append("per problem (mean / max): "
+                     + "  ".join(f"{p.id} {p.mean:.1f}/{p.max_score:g}" for p in view.problems))
     if view.misconceptions:
         lines.append("top misconceptions: " + ", ".join(f"{m.id} ({m.count})" for m in view.misconceptions[:5]))
     failures = run.faults + run.errors

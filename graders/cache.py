@@ -124,7 +124,8 @@ def _files(folder: Path) -> Iterator[Path]:
 
 def write_manifest(folder: Path) -> None:
     """Record every file of `folder` (size, sha256): written last, so a folder without one is half-built."""
-    entries = {p.relative_to(folder).as_posix(): {"size": p.stat().st_size, "sha256": _sha256(p)} for p in _files(folder)}
+    entries = {p.relative_to(folder).as_posix(): {"size": p.stat().st_size, "sha256": _sha256(p)}
+               for p in _files(folder)}
     (folder / MANIFEST).write_text(json.dumps({"runtime": runtime_facts(), "files": entries}, sort_keys=True))
 
 

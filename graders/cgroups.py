@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 #: name prefix of every group this grader creates (stale ones are recognisable)
@@ -62,7 +62,7 @@ def _parents() -> Optional[Dict[str, Path]]:
         if {"memory", "pids"} <= set(delegated):
             return {"memory": parent, "pids": parent}
         return None
-    found = {}
+    found: Dict[str, Path] = {}
     for controller in ("memory", "pids", "cpuacct"):
         base = CGROUP_ROOT / controller
         if controller in own and (base / "cgroup.procs").exists():
@@ -131,7 +131,7 @@ class ProcessGroup:
         return None
 
     def pids(self) -> List[int]:
-        found = set()
+        found: Set[int] = set()
         for path in self.procs_files:
             try:
                 found.update(int(p) for p in path.read_text().split())
@@ -184,11 +184,13 @@ def create(memory_mib: int, processes: int) -> Optional[ProcessGroup]:
     """A new group limited to `memory_mib` and `processes`, or None (said once on stderr)."""
     parents = _parents()
     if parents is None:
-        return _unavailable("no writable cgroup (v2 with memory+pids delegated, or v1 memory and pids)")
+        _unavailable("no writable cgroup (v2 with memory+pids delegated, or v1 memory and pids)")
+        return None
     _sweep(parents)
     name = PREFIX + secrets.token_hex(6)
     v2 = parents["memory"] == parents["pids"]
-    dirs = [parents["memory"] / name] if v2 else [parents[c] / name for c in ("memory", "pids", "cpuacct") if c in parents]
+    dirs = [parents["memory"] / name] if v2 else [parents[c] / name for c in ("memory", "pids", "cpuacct")
+                                                  if c in parents]
     group = ProcessGroup(dirs=[], v2=v2)
     try:
         for directory in dirs:
@@ -197,7 +199,8 @@ def create(memory_mib: int, processes: int) -> Optional[ProcessGroup]:
         group.limit(memory_mib * 1024 * 1024, processes)
     except OSError as exc:
         group.remove()
-        return _unavailable(f"cannot create a cgroup under {dirs[0].parent}: {exc}")
+        _unavailable(f"cannot create a cgroup under {dirs[0].parent}: {exc}")
+        return None
     return group
 
 

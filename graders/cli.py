@@ -32,7 +32,8 @@ def offering_option(command):
 
 @main.command("make-template")
 @click.option("--check", is_flag=True, help="Exit 1 if student_template/ differs from what would be generated.")
-@click.option("--out", "dest", type=click.Path(path_type=Path), default=None, help="Write somewhere else than student_template/.")
+@click.option("--out", "dest", type=click.Path(path_type=Path), default=None,
+              help="Write somewhere else than student_template/.")
 @offering_option
 def make_template_cmd(check: bool, dest: Path | None, offering: str | None) -> None:
     """Generate student_template/ from reference/ (solution blocks stubbed)."""
@@ -69,16 +70,17 @@ def _problem_list(value: str | None) -> list[str] | None:
 @offering_option
 def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs: int, offering: str | None) -> None:
     """Grade one submission (a folder or a .zip)."""
+    from reports.render import render_submission
+
     from .grade import GradeOptions, grade_submission
     from .record import summary_text, write_results
     from .spec import SpecError
-    from reports.render import render_submission
 
     try:
         options = GradeOptions(offering=offering, problems=_problem_list(problems), jobs=jobs, figures=True)
         result = grade_submission(submission, options)
     except SpecError as exc:
-        raise click.UsageError(printable(str(exc)))
+        raise click.UsageError(printable(str(exc))) from exc
     out_dir = out_dir or Path("autograde-results") / result.submission
     write_results(result, out_dir)
     from .record import write_atomic
@@ -104,7 +106,7 @@ def gradescope_zip_cmd(out_file: Path, offering: str | None) -> None:
     try:
         names = build_zip(out_file, offering=offering)
     except SpecError as exc:
-        raise click.UsageError(str(exc))
+        raise click.UsageError(str(exc)) from exc
     except (FileNotFoundError, OSError) as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(1)
@@ -140,14 +142,14 @@ def batch_cmd(submissions_dir: Path, out_dir: Path, jobs: int | None, scheduler:
     from .spec import SpecError
     from .submissions import BatchUsageError
 
-    options = BatchOptions(offering=offering, problems=_problem_list(problems), jobs=jobs or default_jobs(), problem_jobs=problem_jobs,
-                           regrade=regrade, scheduler=scheduler, progress=not no_progress,
+    options = BatchOptions(offering=offering, problems=_problem_list(problems), jobs=jobs or default_jobs(),
+                           problem_jobs=problem_jobs, regrade=regrade, scheduler=scheduler, progress=not no_progress,
                            allow_weak_sandbox=allow_weak_sandbox, similarity=not no_similarity,
                            similarity_bases=tuple(str(b) for b in similarity_bases))
     try:
         run = run_batch(submissions_dir, out_dir, options)
     except (BatchUsageError, SpecError) as exc:
-        raise click.UsageError(printable(str(exc)))
+        raise click.UsageError(printable(str(exc))) from exc
     except (OSError, sqlite3.Error) as exc:  # e.g. a full disk: every committed record is intact
         click.echo(f"error: the batch stopped: {one_line(str(exc))}. Records committed so far are complete; "
                    "fix the cause (free disk space?) and run the same command again to finish.", err=True)
@@ -180,7 +182,7 @@ def similarity_cmd(submissions_dir: Path, out_dir: Path, bases: tuple, threshold
     try:
         result = screen_class(submissions_dir, out_dir, bases=list(bases), offering=offering, settings=settings)
     except (BatchUsageError, SpecError) as exc:
-        raise click.UsageError(printable(str(exc)))
+        raise click.UsageError(printable(str(exc))) from exc
     out_dir.mkdir(parents=True, exist_ok=True)
     write_similarity_outputs(result, out_dir)
     flagged = result.flagged
@@ -205,7 +207,7 @@ def report_cmd(out_dir: Path) -> None:
     try:
         count = rerender(out_dir)
     except BatchUsageError as exc:
-        raise click.UsageError(printable(str(exc)))
+        raise click.UsageError(printable(str(exc))) from exc
     click.echo(f"re-rendered {count} report(s), {out_dir / 'index.html'} and {out_dir / 'grades.csv'}")
 
 

@@ -8,15 +8,15 @@ A verdict's `figure` data names a `kind`; the problem's own `figures.py` draws i
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
+from functools import cache
 from typing import Any, Callable, Dict, Optional
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from .spec import load_problems, problem_module  # noqa: E402
+from .spec import load_problems, problem_module
 
 plt.rcParams["svg.fonttype"] = "none"  # text stays text: small files
 
@@ -25,7 +25,7 @@ plt.rcParams["svg.fonttype"] = "none"  # text stays text: small files
 DRAWING = threading.RLock()
 
 
-@lru_cache(maxsize=None)
+@cache
 def figure_functions(problem_id: Optional[str]) -> Dict[str, Callable[[Dict[str, Any]], str]]:
     """`FIGURES` of the problem's own `figures.py` ({kind: draw(data) -> svg}); {} for an unknown problem.
 

@@ -11,18 +11,18 @@ from typing import Any, Dict, List, Optional
 
 from . import __version__, sandbox
 from .attribution import runs_to_judge
+from .baseline import child_config, child_faults, limits_for, mutant_runs, problem_hooks, reference_run
 from .cache import forget_verified
 from .faults import ATTEMPTS, GraderFault, inject
-from .problemcheck import static_findings
-from .baseline import child_config, child_faults, limits_for, mutant_runs, problem_hooks, reference_run
+from .intake import StudentFile, Submission, open_submission
 from .integrity import screen_submission
-from .intake import Submission, StudentFile, open_submission
+from .judge import get_judge, judge_outcome
+from .offering import get_offering, offering_problems
 from .probe import run_child
+from .problemlint import static_findings
 from .results import DEFAULT_SEED, ChildRun, GradeResult, ProblemResult
 from .safetext import one_line
 from .score import FAULT_MESSAGE, failed_problem, score_problem
-from .offering import get_offering, offering_problems
-from .judge import get_judge, judge_outcome
 from .spec import ProblemSpec, TestSpec
 from .version import grader_version
 from .workspace import workspace_dir
@@ -88,7 +88,10 @@ def _grade_once(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int
     reference, mutants = reference_run(spec, seed), mutant_runs(spec, seed)  # the grader works before it judges
     hooks = problem_hooks(spec)
     local = dict(getattr(hooks, "JUDGES", {})) if hooks else {}
-    probe_run = lambda name: _student_run(spec, record, workdir / name, seed, limits)
+
+    def probe_run(name: str) -> ChildRun:
+        return _student_run(spec, record, workdir / name, seed, limits)
+
     runs, note = runs_to_judge(spec, probe_run("run"), probe_run, seed, limits)
     inject("memory", spec.id)
     results = [score_problem(spec, run, reference, mutants, local) for run in runs]
@@ -150,7 +153,8 @@ def _draw(problem: str, figure: Dict[str, Any]) -> Optional[str]:
     return figure_svg(str(figure.get("kind")), figure, problem)
 
 
-def _reference_figure_fails(spec: ProblemSpec, test: TestSpec, reference: ChildRun, local: Dict[str, Any]) -> Optional[str]:
+def _reference_figure_fails(spec: ProblemSpec, test: TestSpec, reference: ChildRun,
+                            local: Dict[str, Any]) -> Optional[str]:
     """Why the figure of `test` cannot be drawn from the reference judged against itself, or None if it can."""
     outcome = reference.outcomes[test.probe]
     try:

@@ -24,10 +24,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Type, TypeVar
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Type
 
 from .results import GradeResult, ProblemResult, TestResult
 from .safetext import printable
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 GRADEBOOK = "gradebook.sqlite"
 SCHEMA_VERSION = "1"
@@ -178,10 +181,7 @@ def iso(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, timezone.utc).isoformat(timespec="milliseconds")
 
 
-T = TypeVar("T")
-
-
-def _known(cls: Type[T], data: Dict[str, Any]) -> Dict[str, Any]:
+def _known(cls: Type[DataclassInstance], data: Dict[str, Any]) -> Dict[str, Any]:
     names = {f.name for f in dataclasses.fields(cls) if f.init}
     return {k: v for k, v in data.items() if k in names}
 
@@ -224,7 +224,7 @@ class Gradebook:
     def close(self) -> None:
         self.db.close()
 
-    def __enter__(self) -> "Gradebook":
+    def __enter__(self) -> Gradebook:
         return self
 
     def __exit__(self, *exc: Any) -> None:

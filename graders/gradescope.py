@@ -252,7 +252,8 @@ def run(root: Path) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m graders.gradescope", description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=Path(os.environ.get("AUTOGRADER_ROOT", "/autograder")),
-                        help="the Gradescope tree holding submission/ and results/ (default $AUTOGRADER_ROOT or /autograder)")
+                        help="the Gradescope tree holding submission/ and results/ "
+                             "(default $AUTOGRADER_ROOT or /autograder)")
     args = parser.parse_args(argv)
     return run(args.root)
 

@@ -19,9 +19,9 @@ import os
 import stat
 import threading
 import zipfile
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from collections import deque
 from typing import Deque, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from .safetext import one_line
@@ -298,8 +298,7 @@ def check_source(data: bytes, display: str) -> Tuple[Optional[str], Optional[int
         with _AST_LOCK:
             compile(text, display, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        line = exc.lineno
-        return None, line, f"{display}:{line}: {type(exc).__name__}: {exc.msg}"
+        return None, exc.lineno, f"{display}:{exc.lineno}: {type(exc).__name__}: {exc.msg}"
     except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
         return None, None, f"{display}: cannot be compiled ({type(exc).__name__}: {exc})"
     return text, None, None
@@ -354,7 +353,7 @@ def open_submission(source: Path, workspace: Path, wanted: Iterable[str], name: 
             continue
         digest.update(path.encode() + b"\0" + hashlib.sha256(data).digest())
         text, line, error = check_source(data, path)
-        if error:
+        if error or text is None:
             record.error, record.line = error, line
             continue
         staged = workspace / "files" / path

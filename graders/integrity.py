@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, List, Optional
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from .intake import parse_python
 
@@ -134,7 +134,7 @@ def screen_file(path: Path, shown_as: str) -> List[Finding]:
 
 def screen_tree(tree: ast.AST, shown_as: str) -> List[Finding]:
     """The findings of a parsed module, in line order, each construct once per line."""
-    found = {}
+    found: Dict[Tuple[int, str], Finding] = {}
     aliases = _module_aliases(tree)
     imported = _imported_names(tree)
     for node in _walk(tree):
@@ -146,7 +146,7 @@ def screen_tree(tree: ast.AST, shown_as: str) -> List[Finding]:
 
 def _imported_names(tree: ast.AST) -> set:
     """Every name an import statement binds (`import a.b` binds `a`; `from m import x as y` binds `y`)."""
-    names = set()
+    names: Set[str] = set()
     for node in _walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update(alias.asname or alias.name.partition(".")[0] for alias in node.names if alias.name != "*")
@@ -177,7 +177,7 @@ def _walk(tree: ast.AST) -> Iterator[ast.AST]:
         node = stack.pop()
         yield node
         for child in ast.iter_child_nodes(node):
-            child._screen_parent = node
+            child._screen_parent = node  # type: ignore[attr-defined]  # read back by _parent()
             stack.append(child)
 
 
@@ -187,7 +187,8 @@ def _module_aliases(tree: ast.AST) -> dict:
     for node in _walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                aliases[alias.asname or alias.name.partition(".")[0]] = alias.name if alias.asname else alias.name.partition(".")[0]
+                top = alias.name.partition(".")[0]
+                aliases[alias.asname or top] = alias.name if alias.asname else top
     for _ in range(3):  # copies of copies
         for node in _walk(tree):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in aliases:
@@ -245,7 +246,7 @@ def _attribute_constructs(node: ast.Attribute, aliases: dict) -> Iterable[tuple]
         yield f"{owner}.{node.attr}", reason
     elif _name_reason(node.attr):
         yield f".{node.attr}", _name_reason(node.attr)
-    elif node.attr in READ_ONLY_LISTED and not _called(node) or node.attr in ATTRIBUTE_ONLY:
+    elif (node.attr in READ_ONLY_LISTED and not _called(node)) or node.attr in ATTRIBUTE_ONLY:
         yield f".{node.attr}", PROCESS
 
 
@@ -253,7 +254,8 @@ def _namespace(node: ast.AST) -> bool:
     """`x.__dict__`, `vars(x)`, `globals()`, `locals()`: a mapping of names to objects."""
     if isinstance(node, ast.Attribute):
         return node.attr == "__dict__"
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("vars", "globals", "locals")
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+        and node.func.id in ("vars", "globals", "locals")
 
 
 def _called(node: ast.Attribute) -> bool:
@@ -289,7 +291,8 @@ def _folded(node: ast.AST) -> Optional[str]:
         return left + right if left is not None and right is not None else None
     if isinstance(node, ast.JoinedStr):
         parts = [_folded(v) for v in node.values]
-        return "".join(parts) if all(p is not None for p in parts) else None
+        known = [p for p in parts if p is not None]
+        return "".join(known) if len(known) == len(parts) else None
     return None
 
 
@@ -310,6 +313,8 @@ def _call_constructs(node: ast.Call) -> Iterable[tuple]:
 
 
 def _attribute_reason(owner: Optional[str], attr: str) -> Optional[str]:
+    if owner is None:  # every listed attribute has its module
+        return None
     reason = ATTRIBUTES.get((owner, attr))
     if reason is None:
         reason = next((r for (o, p), r in ATTRIBUTE_PREFIXES.items() if o == owner and attr.startswith(p)), None)

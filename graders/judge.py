@@ -125,7 +125,10 @@ def compare_values(student: Any, reference: Any, rtol: float, atol: float, path:
     none_mismatch = np.isnan(got) != np.isnan(want)
     if none_mismatch.any():
         i = int(np.argmax(none_mismatch.ravel()))
-        shown = lambda x: "no value (None or NaN)" if np.isnan(x) else f"{x:.10g}"
+
+        def shown(x: float) -> str:
+            return "no value (None or NaN)" if np.isnan(x) else f"{x:.10g}"
+
         return f"{where}: entry {i} is {shown(got.ravel()[i])}, expected {shown(want.ravel()[i])}"
     both = ~np.isnan(want)
     close = np.isclose(got[both], want[both], rtol=rtol, atol=atol)
@@ -158,13 +161,15 @@ def _structured(items: List[Any]) -> bool:
 @judge("allclose")
 def allclose(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
     """Numerically equal to the reference within `rtol`/`atol` (default 1e-9 / 1e-12)."""
-    problem = compare_values(student.value, reference.value, float(options.get("rtol", 1e-9)), float(options.get("atol", 1e-12)))
+    problem = compare_values(student.value, reference.value, float(options.get("rtol", 1e-9)),
+                             float(options.get("atol", 1e-12)))
     if problem is None:
         return Verdict(1.0, "matches the reference")
     return Verdict(0.0, problem)
 
 
-def judge_outcome(fn: Judge, student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any], display_path: str) -> Verdict:
+def judge_outcome(fn: Judge, student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any],
+                  display_path: str) -> Verdict:
     """Apply `fn`, failing a probe that raised (with its message) unless the judge handles errors.
 
     An exception alone names no misconception: a judge that handles errors may name
@@ -213,8 +218,8 @@ def telling_numbers(mutant: Any, reference: Any, rtol: float, atol: float) -> bo
     value = _number(mutant)
     if value is None:
         return False
-    ref = reference if isinstance(reference, (int, float)) and not isinstance(reference, bool) else None
-    return ref is None or not np.isclose(value, float(ref), rtol=rtol, atol=atol)
+    number = reference if isinstance(reference, (int, float)) and not isinstance(reference, bool) else None
+    return number is None or not np.isclose(value, float(number), rtol=rtol, atol=atol)
 
 
 def _viewed(fn: Judge, outcome: Optional[ProbeOutcome]) -> Any:
@@ -224,7 +229,8 @@ def _viewed(fn: Judge, outcome: Optional[ProbeOutcome]) -> Any:
     return _errors_by_type(getattr(fn, "view", lambda value: value)(outcome.value))
 
 
-def telling_outcome(fn: Judge, mutant: ProbeOutcome, reference: Optional[ProbeOutcome], options: Dict[str, Any]) -> bool:
+def telling_outcome(fn: Judge, mutant: ProbeOutcome, reference: Optional[ProbeOutcome],
+                    options: Dict[str, Any]) -> bool:
     """Can a submission reproduce this mutant outcome as evidence? Only returned data that differs
     from the reference's in finite non-zero numbers (`telling_numbers`) can; an exception cannot."""
     if not mutant.ok:
@@ -269,8 +275,9 @@ def parent_timed(rows: List[Dict[str, Any]], marks: Optional[Dict[str, float]]) 
     timed = []
     for row in rows:
         row = {k: v for k, v in row.items() if k not in ("seconds", "derivatives")}
-        tag, runs = row.get("tag"), row.get("runs") if isinstance(row.get("runs"), list) else []
-        spans = []
+        tag, runs = row.get("tag"), row.get("runs")
+        runs = runs if isinstance(runs, list) else []
+        spans: List[float] = []
         for i in range(len(runs) if not row.get("exceeded") else 0):
             start, end = (marks or {}).get(f"{tag}:{i}:start"), (marks or {}).get(f"{tag}:{i}:end")
             if not (isinstance(start, float) and isinstance(end, float) and end >= start):

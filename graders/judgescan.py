@@ -70,7 +70,8 @@ def _scan(path: Path, mtime_ns: int, size: int) -> Dict[str, JudgeSource]:
         if isinstance(node, ast.FunctionDef):  # builtins: @judge("name", ...)
             for deco in node.decorator_list:
                 if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name) and deco.func.id == "judge" \
-                        and deco.args and isinstance(deco.args[0], ast.Constant) and isinstance(deco.args[0].value, str):
+                        and deco.args and isinstance(deco.args[0], ast.Constant) \
+                        and isinstance(deco.args[0].value, str):
                     named[deco.args[0].value] = node.name
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "JUDGES" for t in node.targets) \
                 and isinstance(node.value, ast.Dict):
@@ -105,12 +106,12 @@ def options_read(function: ast.FunctionDef, functions: Dict[str, ast.FunctionDef
         if name is not None:
             names.setdefault(name, None)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("float", "int") \
-                and len(node.args) == 1 and _option_name(node.args[0]) is not None:
-            names[_option_name(node.args[0])] = NUMBER
+                and len(node.args) == 1 and (converted := _option_name(node.args[0])) is not None:
+            names[converted] = NUMBER
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions \
                 and node.func.id not in seen:
-            passed = [a for a in node.args if isinstance(a, ast.Name) and a.id == "options"]
-            passed += [k for k in node.keywords if isinstance(k.value, ast.Name) and k.value.id == "options"]
+            passed = any(isinstance(a, ast.Name) and a.id == "options" for a in node.args) \
+                or any(isinstance(k.value, ast.Name) and k.value.id == "options" for k in node.keywords)
             if passed:
                 for option, kind in options_read(functions[node.func.id], functions, seen).items():
                     if kind or option not in names:

@@ -36,7 +36,7 @@ class Limits:
     #: inodes (files and folders) of each private tmpfs: their kernel memory is not in its byte size
     tmp_inodes: int = 4096
 
-    def tightened(self, tighter: Optional[Mapping[str, float]] = None) -> "Limits":
+    def tightened(self, tighter: Optional[Mapping[str, float]] = None) -> Limits:
         """These limits with some of the problem's own made tighter, never looser (`{"probe_seconds": 3}`)."""
         values = {}
         for key, value in (tighter or {}).items():

@@ -18,9 +18,11 @@ from .offering import Offering, get_offering, load_offerings, offering_problems
 from .spec import ProblemSpec, SpecError, load_problems
 from .template import has_markers, strip_file
 
+
 def render_extra(text: str, offering: Offering, problems: Sequence[ProblemSpec]) -> str:
     """A `*.j2` file of template_extras/ rendered for the offering (README, plugin, pyproject)."""
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+    # no autoescaping (S701): it renders markdown, TOML and Python, which HTML escapes would corrupt
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,  # noqa: S701
                              trim_blocks=True, lstrip_blocks=True)
     return env.from_string(text).render(
         offering=offering, problems=[student_view(p) for p in problems], total=offering.max_score,
@@ -72,7 +74,8 @@ def template_files(offering: Optional[Offering] = None) -> Dict[str, bytes]:
             files[rel.with_suffix("").as_posix()] = render_extra(data.decode("utf-8"), offering, graded).encode("utf-8")
         else:
             files[rel.as_posix()] = data
-    leftovers = [name for name, data in files.items() if name.endswith(".py") and has_markers(data.decode("utf-8", "replace"))]
+    leftovers = [name for name, data in files.items()
+                 if name.endswith(".py") and has_markers(data.decode("utf-8", "replace"))]
     if leftovers:
         raise RuntimeError(f"solution markers left in: {', '.join(leftovers)}")
     return files

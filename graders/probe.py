@@ -21,7 +21,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import IO, Any, Dict, List, Optional, Sequence, cast
 
 from . import cgroups, sandbox
 from .limits import Limits
@@ -90,7 +90,7 @@ class _Attempt:
     """One child process: launch, stream and validate its events."""
 
     def __init__(self, config: ChildConfig, probes: Sequence[str], limits: Limits, attempt: int,
-                 budget: "ChannelBudget", deadline: float):
+                 budget: ChannelBudget, deadline: float):
         self.config = config
         self.probes = list(probes)
         self.limits = limits
@@ -171,7 +171,8 @@ class _Attempt:
                 inputs_dir=str(config.inputs_dir) if config.inputs_dir else None,
                 swap=config.swap,
             )
-            command = _limits(self.limits, False) + [sys.executable, *sandbox.PYTHON_FLAGS, str(config.child_dir / "harness.py")]
+            command = _limits(self.limits, False) + [sys.executable, *sandbox.PYTHON_FLAGS,
+                                                     str(config.child_dir / "harness.py")]
             return command, payload, sandbox.child_environment(str(workdir))
         mapping = {"stack": config.stack, "child": config.child_dir, "probes": config.probes_dir}
         if config.inputs_dir:
@@ -196,6 +197,8 @@ class _Attempt:
         if userns is not None:  # no mount namespace of our own, no control group: rlimits, then bubblewrap
             return _limits(self.limits, False) + argv, payload, env
         procs = self.group.procs_files if self.group else []
+        if self.scratch is None:
+            raise RuntimeError("the strong sandbox has no scratch folder")
         prefix = sandbox.confine_prefix(self.scratch, procs, self.limits.tmp_mib, self.limits.tmp_inodes)
         return prefix + _limits(self.limits, True) + argv, payload, env
 
@@ -227,8 +230,9 @@ class _Attempt:
         self.stderr_path = workdir / f"stderr.{self.attempt}.txt"
         try:
             try:
-                proc.stdin.write(json.dumps(payload).encode())
-                proc.stdin.close()
+                stdin = cast(IO[bytes], proc.stdin)  # stdin=PIPE
+                stdin.write(json.dumps(payload).encode())
+                stdin.close()
             except BrokenPipeError:
                 pass
             self._stream(proc, read_fd)
@@ -342,7 +346,8 @@ class _Attempt:
         elif kind == "result":
             self._result(event)
         elif kind == "fault":
-            err = event.get("error") if isinstance(event.get("error"), dict) else {}
+            error = event.get("error")
+            err = error if isinstance(error, dict) else {}
             self.fault = f"harness fault: {str(err.get('type'))[:200]}: {str(err.get('message'))[:2000]}"
             self.reason = self.fault
         elif kind == "policy":
@@ -361,7 +366,8 @@ class _Attempt:
         if now is None and self.proc is not None:  # no control group: the live tree and what it reaped
             now = _tree_cpu_seconds(self.proc.pid)
         label = event.get("label")
-        if event.get("probe") != self.current or not isinstance(label, str) or len(label) > 64:
+        if self.current is None or event.get("probe") != self.current or not isinstance(label, str) \
+                or len(label) > 64:  # (a mark naming no probe while none runs would land in the last one's marks)
             self._tamper("a malformed timing mark")
         elif self.marks is not None:
             if label in self.marks or len(self.marks) >= MAX_MARKS or now is None:
@@ -376,7 +382,7 @@ class _Attempt:
 
     def _result(self, event: Dict[str, Any]) -> None:
         probe = event.get("probe")
-        if probe != self.current:
+        if self.current is None or probe != self.current:  # (a result naming no probe while none runs, too)
             self._tamper(f"result for probe {_short(probe)} that is not running")
             return
         status = event.get("status")
@@ -486,7 +492,8 @@ MAX_NOTES = 20
 def _short(value: Any) -> str:
     """A child-controlled value in a note: its repr, cut to 80 characters (a forged 1 M-character probe
     id must not cost the parent 10 MB per line)."""
-    text = repr(value[:81] if isinstance(value, str) else value if not isinstance(value, (list, dict)) else type(value).__name__)
+    text = repr(value[:81] if isinstance(value, str)
+                else value if not isinstance(value, (list, dict)) else type(value).__name__)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -520,7 +527,8 @@ def _exit_reason(code: Optional[int]) -> str:
             name = signal.Signals(-code).name
         except ValueError:
             name = str(-code)
-        hint = {"SIGKILL": " (memory or CPU limit?)", "SIGXCPU": " (CPU time limit)", "SIGSEGV": " (crash)"}.get(name, "")
+        hints = {"SIGKILL": " (memory or CPU limit?)", "SIGXCPU": " (CPU time limit)", "SIGSEGV": " (crash)"}
+        hint = hints.get(name, "")
         return f"the grading process was killed by {name}{hint}"
     return f"the grading process exited early with code {code} (sys.exit / os._exit in your code?)"
 
@@ -603,7 +611,8 @@ def run_child(config: ChildConfig, limits: Limits) -> ChildRun:
         attempt += 1
         if attempt > limits.max_restarts or time.monotonic() - started > limits.wall_seconds:
             for probe in remaining:
-                outcomes[probe] = ProbeOutcome(probe, "missing", error_message="not run: too many crashes or time limit")
+                outcomes[probe] = ProbeOutcome(probe, "missing",
+                                               error_message="not run: too many crashes or time limit")
             break
     for probe in config.probes:
         outcomes.setdefault(probe, ProbeOutcome(probe, "missing", error_message="no result"))

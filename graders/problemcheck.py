@@ -1,217 +1,21 @@
 """`autograde check-problems`: a problem folder validated before any grading.
 
-Static checks (instant; every finding names the file, and the line where it can be found): every breach
-of the schema of `problem.toml` and `offerings.toml` (graders.schema: unknown keys, wrong types, missing
-keys, points and limits not > 0, test options their judge does not read; the very messages loading refuses
-the file with), what offerings.toml says of problems they do not have, judge names that resolve to no builtin
-judge (`graders.judge`) and no entry of the problem's `judges.py` `JUDGES`, mutants without a `MISCONCEPTION`
-or with one the catalogue (`problems/misconceptions.toml`) does not define, misconception ids a judge names
-that the catalogue lacks, and swap symbols the reference module does not define. Then, in a child process
-that imports the problem's probes with the reference framework, probe ids no probe registers. Finally, unless
-told not to, the reference graded (full marks) and the blank template graded (0).
+First the checks that grade nothing (graders.problemlint: the schema of `problem.toml` and `offerings.toml`,
+judges, misconception ids, swap symbols, then probe ids in a child process); then, unless told not to, the
+reference graded (full marks) and the blank template graded (0).
 """
 
 from __future__ import annotations
 
-import ast
-import json
-import subprocess
-import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
-from functools import lru_cache
-from typing import Iterable, List, Optional, Set, Tuple
+from typing import List, Optional
 
-from . import paths, toml
-from .assemble import probes_source
-from .intake import parse_python
-from .judgescan import BUILTIN_SOURCE, JudgesUnreadable, judges
-from .offering import grading_offering, reference_issues
-from .schema import Issue, line_of, offerings_issues, problem_issues, symbol_names
-from .spec import CourseVisibility, ProblemSpec, SpecError, load_problem, load_problems
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem with a problem folder, where it is."""
-
-    path: Path
-    message: str
-    line: Optional[int] = None
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
-
-
-def _line_of(text: str, *needles: str) -> Optional[int]:
-    """The first line of `text` holding every needle (1-based), None if none does."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if all(n in line for n in needles):
-            return number
-    return None
-
-
-# ------------------------------------------------------------------ the schema, judges, offerings
-
-
-def _issue_findings(path: Path, text: str, issues: Iterable[Issue]) -> List[Finding]:
-    """Schema issues of the file `path` as findings, at the line of their key."""
-    return [Finding(path, str(issue), line_of(text, issue)) for issue in issues]
-
-
-def _judge_findings(problem: ProblemSpec, path: Path, text: str) -> List[Finding]:
-    """Tests naming a judge that is neither builtin nor in the problem's judges.py (their options are unchecked)."""
-    try:
-        known = judges(problem.folder)
-    except JudgesUnreadable as exc:
-        return [Finding(exc.path, exc.reason)]
-    return _issue_findings(path, text, [
-        Issue(("tests", i), ("judge",), f"judge '{test.judge}' is neither a builtin judge ({BUILTIN_SOURCE.name}) "
-                                        f"nor in {problem.folder / 'judges.py'} JUDGES")
-        for i, test in enumerate(problem.tests) if test.judge not in known])
-
-
-def offerings_findings(root: Path) -> List[Finding]:
-    """Every issue of `root/offerings.toml` (if there is one): its schema, then what it says of the problems
-    (when they load)."""
-    path = root / "offerings.toml"
-    if not path.is_file():
-        return []
-    text = path.read_text(encoding="utf-8")
-    try:
-        raw = toml.loads(text)
-    except toml.TOMLDecodeError as exc:
-        return [Finding(path, f"not valid TOML: {exc}")]
-    issues = offerings_issues(raw)
-    if not issues:
-        try:
-            known = {spec.id: spec for spec in load_problems(root)}
-        except SpecError:
-            return []  # the problem folders' findings say why
-        issues = reference_issues(raw, known)
-    return _issue_findings(path, text, issues)
-
-
-# ------------------------------------------------------------------ misconceptions and symbols
-
-
-
-def _catalogue(problems_root: Path) -> Set[str]:
-    from .catalogue import load_catalogue
-
-    return set(load_catalogue(problems_root))
-
-
-def _misconception_literals(tree: ast.AST) -> Iterable[tuple]:
-    """(id, line) of every `misconception="..."` keyword and `MISCONCEPTION = "..."` assignment."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.keyword) and node.arg == "misconception" and isinstance(node.value, ast.Constant) \
-                and isinstance(node.value.value, str):
-            yield node.value.value, node.value.lineno
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "MISCONCEPTION" for t in node.targets) \
-                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            yield node.value.value, node.lineno
-
-
-def _misconception_findings(problem: ProblemSpec, catalogue: Set[str], catalogue_path: Path) -> List[Finding]:
-    found = []
-    mutants = sorted((problem.folder / "mutants").glob("*.py"))
-    judges = [problem.folder / "judges.py"] if (problem.folder / "judges.py").is_file() else []
-    for path in judges + mutants:
-        ids = list(_misconception_literals(parse_python(path.read_text(encoding="utf-8"), str(path))))
-        if path in mutants and not ids:
-            found.append(Finding(path, "a mutant must set MISCONCEPTION = '<id>'"))
-        found += [Finding(path, f"misconception '{mid}' is not in {catalogue_path} nor in the problem's own "
-                                f"misconceptions.toml", line) for mid, line in ids if mid not in catalogue]
-    return found
-
-
-def defined_symbols(module_file: Path) -> Set[str]:
-    """Top-level functions and classes of a module, and `Class.method` for their methods."""
-    names: Set[str] = set()
-    for node in parse_python(module_file.read_text(encoding="utf-8"), str(module_file)).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        if isinstance(node, ast.ClassDef):
-            names |= {f"{node.name}.{m.name}" for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        if isinstance(node, ast.Assign):
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    return names
-
-
-def _swap_findings(problem: ProblemSpec, path: Path, text: str, reference: Path) -> List[Finding]:
-    module_file = reference / problem.swap.file
-    if not module_file.is_file():
-        return [Finding(path, f"[swap] file '{problem.swap.file}' is not in {reference}", _line_of(text, "file"))]
-    defined = defined_symbols(module_file)
-    return [Finding(path, f"[swap] symbol '{symbol}' is defined in {module_file} under none of its names",
-                    _line_of(text, symbol_names(symbol)[0]))
-            for symbol in problem.swap.symbols if not any(n in defined for n in symbol_names(symbol))]
-
-
-# ------------------------------------------------------------------ probes (child process)
-
-
-LIST_PROBES = """
-import json, sys
-sys.path[:0] = json.loads(sys.argv[1])
-import harness, probekit
-harness.import_probes(sys.argv[2])
-print("PROBES " + json.dumps(sorted(probekit.PROBES)))
-"""
-
-
-def probe_ids(problem: ProblemSpec) -> Set[str]:
-    """The probe ids `problem`'s probes register, imported in a child with the reference framework, the way
-    the sandboxed harness imports them."""
-    from .probe import CHILD_DIR
-
-    path = [str(paths.REFERENCE), str(CHILD_DIR), str(CHILD_DIR / "compat")]
-    done = subprocess.run([sys.executable, "-c", LIST_PROBES, json.dumps(path), str(problem.folder)],
-                          capture_output=True, text=True, timeout=300, cwd=problem.folder)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("PROBES ")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit code {done.returncode}")
-    return set(json.loads(lines[-1][len("PROBES "):]))
-
-
-def _probe_findings(problem: ProblemSpec, path: Path, text: str) -> List[Finding]:
-    probes = probes_source(problem.folder)
-    if probes is None:
-        return [Finding(problem.folder, "no probes.py nor probes/__init__.py")]
-    try:
-        ids = probe_ids(problem)
-    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
-        return [Finding(probes, f"importing the probes failed: {exc}")]
-    return [Finding(path, f"test '{t.id}': probe '{t.probe}' is registered by no @probe in {probes}",
-                    _line_of(text, f'"{t.probe}"'))
-            for t in problem.tests if t.probe not in ids]
-
-
-# ------------------------------------------------------------------ the whole check
-
-
-def check_folder(folder: Path, catalogue: Set[str], reference: Path, probes: bool = True) -> List[Finding]:
-    """Every finding about one problem folder (static, then probes)."""
-    path = folder / "problem.toml"
-    text = path.read_text(encoding="utf-8")
-    try:
-        raw = toml.loads(text)
-    except toml.TOMLDecodeError as exc:
-        return [Finding(path, f"not valid TOML: {exc}")]
-    found = _issue_findings(path, text, problem_issues(raw, folder))
-    if found:
-        return found  # the very issues loading refuses the file with
-    problem = load_problem(folder, CourseVisibility())  # (the course's visibility is offerings.toml's to check)
-    found += _judge_findings(problem, path, text)
-    if any(f.path == folder / "judges.py" for f in found):
-        return found  # judges.py does not parse: nothing more can be read of it
-    found += _misconception_findings(problem, catalogue, folder.parent / "misconceptions.toml")
-    found += _swap_findings(problem, path, text, reference)
-    if probes and not found:
-        found += _probe_findings(problem, path, text)
-    return found
+from . import paths
+from .grade import GradeOptions, grade_submission
+from .offering import grading_offering
+from .problemlint import Finding, catalogue_ids, check_folder, offerings_findings
+from .spec import ProblemSpec, load_problems
 
 
 def _grading_findings(problem: ProblemSpec) -> List[Finding]:
@@ -232,8 +36,6 @@ def _grading_findings(problem: ProblemSpec) -> List[Finding]:
 
 def _graded_as_expected(problem: ProblemSpec, name: str, folder: Path, offering: str, full: bool) -> List[Finding]:
     """[] if `folder` scores full marks (`full`) or 0 on `problem` in `offering`, else the finding."""
-    from .grade import GradeOptions, grade_submission
-
     result = grade_submission(folder, GradeOptions(problems=[problem.id], offering=offering)).problems[0]
     want = result.max_score if full else 0.0
     if not result.fault and abs(result.score - want) <= 1e-9:
@@ -249,7 +51,7 @@ def check_problems(root: Optional[Path] = None, grade: bool = True) -> List[Find
 
     root = (root or paths.PROBLEMS).resolve()
     try:
-        catalogue = _catalogue(root)
+        catalogue = catalogue_ids(root)
     except CatalogueError as exc:
         return [Finding(root, str(exc))]
     folders = [d for d in sorted(root.iterdir()) if (d / "problem.toml").is_file()]
@@ -263,16 +65,3 @@ def check_problems(root: Optional[Path] = None, grade: bool = True) -> List[Find
         for problem in load_problems(root):
             found += _grading_findings(problem)
     return found
-
-
-@lru_cache(maxsize=None)
-def static_findings(folder: Path) -> Tuple[str, ...]:
-    """The findings about one problem folder that need no child process (keys, judges and their options,
-    misconception ids, swap symbols), as text; run once per process before a problem is graded."""
-    from .catalogue import CatalogueError
-
-    try:
-        catalogue = _catalogue(folder.parent)
-    except CatalogueError as exc:
-        return (str(exc),)
-    return tuple(str(f) for f in check_folder(folder, catalogue, paths.REFERENCE, probes=False))

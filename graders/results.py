@@ -36,8 +36,8 @@ class ProbeOutcome:
     #: seconds spent in the probe, as measured by the child (informative only)
     seconds: float = 0.0
     #: the child's CPU time at each `probekit.mark(label)`, read by the parent from the kernel
-    #: (the process CPU clocks of its whole process tree), in seconds; None when a label was sent twice (forged marks) or
-    #: the child's CPU clock could not be read
+    #: (the process CPU clocks of its whole process tree), in seconds; None when a label was sent twice (forged
+    #: marks) or the child's CPU clock could not be read
     marks: Optional[Dict[str, float]] = None
 
     @property

@@ -47,7 +47,7 @@ def escape_char(char: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def _escape_match(match: "re.Match[str]") -> str:
+def _escape_match(match: re.Match[str]) -> str:
     return escape_char(match.group())
 
 

@@ -37,7 +37,7 @@ import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, List, Optional, TextIO, Tuple
 
 #: uids handed to sandboxed children, one per concurrently running child
 UID_BASE = 61000
@@ -190,9 +190,9 @@ class UidSlot:
 
     def __init__(self) -> None:
         self.uid: Optional[int] = None
-        self._handle = None
+        self._handle: Optional[TextIO] = None
 
-    def __enter__(self) -> "UidSlot":
+    def __enter__(self) -> UidSlot:
         SLOT_DIR.mkdir(parents=True, exist_ok=True)
         while self.uid is None:
             for i in range(UID_SLOTS):
@@ -281,8 +281,10 @@ def bwrap_command(
     """
     python = os.path.realpath(sys.executable)
     extra: List[str] = []
-    prefix, stdlib, site = runtime()
+    prefix, _stdlib, site = runtime()
     caps = capabilities()
+    if caps.bwrap is None or caps.prlimit is None:  # both levels that call this have them (Capabilities.level)
+        raise RuntimeError("no bubblewrap or no prlimit on this machine: nothing to build a sandbox command with")
     view = View()
     view.args += [caps.bwrap, "--die-with-parent", "--new-session",
                   "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
@@ -323,7 +325,10 @@ def bwrap_command(
             view.args += [*size, "--perms", "1777", "--tmpfs", mount]
         view.args += ["--chdir", "/work"]
     else:  # private scratch: tmpfs mounts with a byte and an inode cap, made by `confine_prefix` on the host side
-        view.args += ["--bind", str(scratch / "work"), "/work", "--bind", str(scratch / "tmp"), "/tmp", "--chdir", "/work"]
+        if scratch is None:
+            raise ValueError("the strong sandbox needs a scratch folder (or `userns` for the unprivileged one)")
+        view.args += ["--bind", str(scratch / "work"), "/work", "--bind", str(scratch / "tmp"), "/tmp",
+                      "--chdir", "/work"]
     if seccomp_fd is not None:
         view.args += ["--seccomp", str(seccomp_fd)]
     for key, value in child_environment("/work").items():
@@ -331,6 +336,8 @@ def bwrap_command(
     if userns is not None:  # the limit is set inside the namespace: the kernel counts the sandbox's processes only
         view.args += ["--", caps.prlimit, f"--nproc={userns.processes}", "--"] if caps.nproc_per_userns else ["--"]
     else:
+        if caps.setpriv is None or uid is None:
+            raise ValueError("the strong sandbox needs setpriv and a uid to run the child as")
         view.args += ["--", caps.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                       "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
     view.args += [python, *PYTHON_FLAGS, *(program or [str(INSIDE / "child" / "harness.py")])]
@@ -417,7 +424,8 @@ def seccomp_program(machine: Optional[str] = None) -> Optional[bytes]:
 
 def _assemble(code: List[tuple]) -> bytes:
     """Resolve ("label",) markers into relative jump offsets and pack struct sock_filter rows."""
-    labels, rows = {}, []
+    labels: Dict[str, int] = {}
+    rows: List[tuple] = []
     for item in code:
         if len(item) == 1:
             labels[item[0]] = len(rows)

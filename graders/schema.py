@@ -2,7 +2,7 @@
 
 Every key is declared once, here, with its type, whether it is required and what it must satisfy. Loading
 (graders.spec, graders.offering) refuses a file that breaks it, and `autograde check-problems`
-(graders.problemcheck) reports the same messages as findings. Each message names the file, the table, the key,
+(graders.problemlint) reports the same messages as findings. Each message names the file, the table, the key,
 what was expected and what was found:
 
     problems/autodiff/problem.toml: [[tests]] #3 'points': expected a number, got "two"
@@ -98,11 +98,11 @@ class At:
     def issue(self, what: str) -> Issue:
         return Issue(self.table, self.key, what)
 
-    def inner(self, key: Any) -> "At":
+    def inner(self, key: Any) -> At:
         """A key of an inline table (or an item of a list) at this place."""
         return At(self.table, self.key + (key,))
 
-    def opened(self) -> "At":
+    def opened(self) -> At:
         """Inside the table at this place, as a TOML table of its own ([swap], [offerings.s26], [[tests]] #3)."""
         return At(self.table + self.key, ())
 
@@ -385,7 +385,8 @@ EVERY_PROBLEM = "*"
 OFFERING = Table({
     "title": Key(Text()),  # shown in reports
     "starter": Key(Text()),  # the course's starter this offering follows (documentation)
-    "problems": Key(Either([Text(choices=[EVERY_PROBLEM]), Each(Number(positive=True), "a table of problem id = points")],
+    "problems": Key(Either([Text(choices=[EVERY_PROBLEM]),
+                            Each(Number(positive=True), "a table of problem id = points")],
                            expected=f'"{EVERY_PROBLEM}" or a table of problem id = points'), required=True),
     "drop": Key(Each(Strings(), "a table of problem id = [test ids]")),
     "drop_symbols": Key(Each(Strings(), "a table of problem id = [swap symbols]")),
@@ -416,7 +417,7 @@ def visibility_issues(raw: dict) -> List[Issue]:
 # ------------------------------------------------------------------ where an issue is in the file
 
 
-def _header_pattern(table: Tuple[Any, ...]) -> "re.Pattern[str]":
+def _header_pattern(table: Tuple[Any, ...]) -> re.Pattern[str]:
     if isinstance(table[-1], int):
         return re.compile(r"\s*\[\[\s*" + r"\s*\.\s*".join(map(re.escape, table[:-1])) + r"\s*\]\]")
     return re.compile(r"\s*\[\s*" + r"\s*\.\s*".join(re.escape(str(p)) for p in table) + r"\s*\]")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import paths
@@ -16,7 +16,6 @@ from .faults import GraderFault, inject
 from .judge import Verdict, get_judge, judge_outcome, same_outcome, telling_outcome
 from .results import ChildRun, ProbeOutcome, ProblemResult, TestResult
 from .spec import ProblemSpec, TestSpec
-
 
 #: a mutant's misconception is named when the submission reproduces all the mutant's failures,
 #: or at least this many of them (a single coincidental match names nothing)
@@ -113,7 +112,8 @@ def _evidence(
     return found
 
 
-def _reproduces(fn: Any, student: ProbeOutcome, mutant: ProbeOutcome, options: Dict[str, Any], ref: ProbeOutcome) -> bool:
+def _reproduces(fn: Any, student: ProbeOutcome, mutant: ProbeOutcome, options: Dict[str, Any],
+                ref: ProbeOutcome) -> bool:
     """`same_outcome`, where student data the comparison cannot read is no evidence (never a grader fault)."""
     try:
         return same_outcome(fn, student, mutant, options, ref)
@@ -175,12 +175,14 @@ def score_problem(
         if load_error:
             verdict = Verdict(0.0, load_error)
         else:
-            verdict = _judge_safely(test, judges[test.id], student, reference.outcomes[test.probe], spec.swap.file, spec.id)
+            verdict = _judge_safely(test, judges[test.id], student, reference.outcomes[test.probe], spec.swap.file,
+                                    spec.id)
         if not verdict.passed and verdict.misconception:
             rules[verdict.misconception] += 1
         judged.append((test, verdict, student.seconds))
     failing = [t.id for t, v, _ in judged if not v.passed and not v.misconception]
-    confirmed = [] if load_error else [e for e in _evidence(spec, judges, run, reference, mutants, failing) if e.confirmed]
+    confirmed = [] if load_error else [e for e in _evidence(spec, judges, run, reference, mutants, failing)
+                                       if e.confirmed]
     found = Counter(rules)
     for ev in confirmed:
         found[ev.misconception] += len(ev.matches)

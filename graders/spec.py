@@ -5,7 +5,6 @@ A problem is added by adding a folder; nothing in the grader names problems.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import sys
 from dataclasses import dataclass, field
@@ -92,7 +91,7 @@ class CourseVisibility:
     #: for kinds not in `by_kind`
     default: str = "visible"
     #: kind -> visibility
-    by_kind: Mapping[str, str] = field(default_factory=lambda: {kind: "after_due_date" for kind in HIDDEN_KINDS})
+    by_kind: Mapping[str, str] = field(default_factory=lambda: dict.fromkeys(HIDDEN_KINDS, "after_due_date"))
 
     def for_kind(self, kind: str) -> str:
         """The visibility of a test of `kind` that neither it nor its problem sets."""
@@ -152,8 +151,8 @@ def load_problem(folder: Path, course: Optional[CourseVisibility] = None) -> Pro
         )
         for t in raw.get("tests", [])
     )
-    fields = {f.name: f for f in dataclasses.fields(Limits)}
-    limits = Limits(**{key: type(fields[key].default)(value) for key, value in raw.get("limits", {}).items()})
+    defaults = Limits()
+    limits = Limits(**{key: type(getattr(defaults, key))(value) for key, value in raw.get("limits", {}).items()})
     return ProblemSpec(
         id=raw["id"],
         title=raw.get("title", folder.name),
@@ -214,6 +213,8 @@ def problem_module(problem: ProblemSpec, filename: str) -> Optional[ModuleType]:
     if loaded is not None and getattr(loaded, "__file__", None) == str(path):
         return loaded
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path} as a module", path=str(path))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:

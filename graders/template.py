@@ -63,10 +63,10 @@ def find_blocks(source: str, filename: str, rel_path: str, problems: Sequence[Pr
     open_at: Optional[int] = None
     indent = ""
     for number, text in enumerate(lines, start=1):
-        if BEGIN.match(text):
+        if begin := BEGIN.match(text):
             if open_at is not None:
                 raise MarkerError(f"{filename}:{number}: nested BEGIN SOLUTION (block opened at line {open_at})")
-            open_at, indent = number, BEGIN.match(text).group("indent")
+            open_at, indent = number, begin.group("indent")
         elif END.match(text):
             if open_at is None:
                 raise MarkerError(f"{filename}:{number}: END SOLUTION without BEGIN SOLUTION")

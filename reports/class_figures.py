@@ -8,7 +8,8 @@ from typing import Sequence, Tuple
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 #: Drop matplotlib's RDF metadata block: the page then names no outside resource at all.
 NO_METADATA = {"Creator": None, "Date": None, "Format": None, "Type": None}
@@ -32,7 +33,9 @@ def score_histogram(scores: Sequence[float], max_score: float) -> str:
     ax.set_xlim(0, top)
     ax.set_xlabel(f"total score (out of {top:g})")
     ax.set_ylabel("submissions")
-    ax.yaxis.get_major_locator().set_params(integer=True)
+    locator = ax.yaxis.get_major_locator()
+    if isinstance(locator, MaxNLocator):  # matplotlib's default AutoLocator is one
+        locator.set_params(integer=True)
     ax.set_title(f"{len(scores)} submissions")
     return _svg(fig)
 

@@ -70,7 +70,8 @@ def attention_line(student: StudentLine, lowest: List[StudentLine]) -> Optional[
     """Why `student` needs a TA's attention, None when it does not: nothing graded (blank, or nothing in it
     ran), the grading stopped on the submission (error) or on the grader (fault), or one of the `lowest`."""
     if student.status == "fault":
-        return AttentionLine(student, "fault", f"grader fault — regrade (rerun batch): {student.error or 'see its report'}")
+        return AttentionLine(student, "fault",
+                             f"grader fault — regrade (rerun batch): {student.error or 'see its report'}")
     if student.status != "graded":
         return AttentionLine(student, "error", f"not graded: {student.error or student.status}")
     if student.score == 0:

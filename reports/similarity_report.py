@@ -14,8 +14,17 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from graders.record import write_atomic
-from graders.similarity import (CSV_NAME, HTML_NAME, JSON_NAME, ClassSimilarity, SimilaritySummary, pair_anchor,
-                                similarity_csv, summary, summary_json)
+from graders.similarity import (
+    CSV_NAME,
+    HTML_NAME,
+    JSON_NAME,
+    ClassSimilarity,
+    SimilaritySummary,
+    pair_anchor,
+    similarity_csv,
+    summary,
+    summary_json,
+)
 from graders.similarity.index import Document, PairScore, Unit, matched_units, unit_labels
 
 from .render import environment

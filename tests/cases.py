@@ -48,11 +48,11 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from graders import paths
-from graders.version import grader_version
 from graders.grade import GradeOptions, grade_submission
 from graders.offering import grading_offering
 from graders.results import ProblemResult
 from graders.spec import ProblemSpec, load_problems
+from graders.version import grader_version
 
 KINDS = ("valid", "buggy")
 FIELDS = ("EXPECT", "LABELS", "OFFERING", "PASSES", "FAILS", "SCORE", "MESSAGES", "TAGS", "LOAD_ERROR", "EDITS")
@@ -179,7 +179,7 @@ def graded(case: Case) -> ProblemResult:
     with open(store / f"{result_file.stem}.lock", "a+") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one worker grades it, the other waits and reads
         if result_file.is_file():
-            return pickle.loads(result_file.read_bytes())
+            return pickle.loads(result_file.read_bytes())  # noqa: S301 - written by this function, this run
         work = Path(tempfile.mkdtemp(prefix=f"case-{case.name}-"))
         try:
             submission = case.build(work / case.name)

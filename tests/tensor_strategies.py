@@ -15,7 +15,6 @@ from hypothesis.strategies import DrawFn, SearchStrategy, composite, lists, perm
 
 import minitorch
 from minitorch import Tensor, TensorBackend, TensorData
-
 from strategies import broadcastable_shapes, matmul_shapes, medium_floats, shapes, size_of
 
 

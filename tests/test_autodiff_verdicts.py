@@ -319,7 +319,7 @@ def test_counting_a_framework_graph_sees_every_walk_and_stops_runaway_ones(child
 
 def test_a_random_dag_reads_the_same_through_parents_and_history(child_side):
     graphs, _ = child_side
-    graph, out = graphs.random_dag(random.Random(11), n_leaves=3, n_ops=15, n_constants=2)
+    graph, _out = graphs.random_dag(random.Random(11), n_leaves=3, n_ops=15, n_constants=2)
     for node in graph.nodes:
         if node.is_constant():
             assert node.history is None

@@ -19,7 +19,6 @@ import minitorch
 from minitorch import IndexingError, operators
 from minitorch.cuda_kernel_ops import CudaKernelOps
 from minitorch.tensor_ops import SimtOps, TensorBackend, launch
-
 from strategies import medium_floats, positive_floats, shapes
 from tensor_strategies import broadcast_tensors, matmul_tensors, tensors, with_backend
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import random
 import shutil
-import os
 import signal
 import sqlite3
 import subprocess
@@ -68,7 +68,7 @@ def graded_class(tmp_path_factory):
 
 
 def test_every_entry_is_one_submission_graded_once(graded_class):
-    subs, out, run, files_at_commit = graded_class
+    _subs, out, run, files_at_commit = graded_class
     assert sorted(g.name for g in run.graded) == sorted(CLASS)
     assert run.ignored == ["notes.txt"] and not run.skipped
     assert set(rows(out)) == set(CLASS)
@@ -76,7 +76,7 @@ def test_every_entry_is_one_submission_graded_once(graded_class):
         for f in ("results.json", "report.html", "junit.xml"):
             assert (out / name / f).is_file(), (name, f)
     # files are on disk before the gradebook commit
-    assert files_at_commit == {name: True for name in CLASS}
+    assert files_at_commit == dict.fromkeys(CLASS, True)
     with closing(sqlite3.connect(out / "gradebook.sqlite")) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 

@@ -106,7 +106,7 @@ def crawl(context, base: str, start: str) -> Dict[str, List[str]]:
     errors: List[str] = []
 
     def allowed(url: str) -> bool:
-        return url.startswith(base + "/") or url == base or url.startswith(("data:", "about:"))
+        return url == base or url.startswith((base + "/", "data:", "about:"))
 
     def route(r):
         if allowed(r.request.url):

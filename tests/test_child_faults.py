@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 import signal
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
-from graders.offering import get_offering
-
 import hostile_kit as k
+from graders.offering import get_offering
 
 OPS, NET = k.FILES["ops"], k.FILES["network"]
 REF_OPS = k.source("reference", OPS)

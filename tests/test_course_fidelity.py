@@ -168,7 +168,7 @@ def test_step_replaces_the_value_so_a_loop_without_zero_grad_is_right(make):
     with_zero, without = _quadratic_model(), _quadratic_model()
     opt_a, opt_b = make(with_zero.parameters()), make(without.parameters())
     old = without.w.value
-    for step in range(5):
+    for _step in range(5):
         opt_a.zero_grad()
         _loss(with_zero).backward()
         opt_a.step()
@@ -237,7 +237,7 @@ def test_train_logs_the_mean_batch_loss_and_the_accuracy_lists():
     trainer.train((X, y), 0.01, batch_size=5, max_epochs=2, data_val=(X[:4], y[:4]),
                   log_fn=lambda *args: logs.append(args))
     assert [len(a) for a in logs] == [5, 5] and [a[0] for a in logs] == [1, 2]
-    epoch, mean_loss, train_acc, val_pred, val_acc = logs[-1]
+    _epoch, mean_loss, train_acc, val_pred, val_acc = logs[-1]
     assert len(train_acc) == 2 and len(val_acc) == 2 and len(val_pred) == 4
     assert 0.3 < mean_loss < 1.5  # a mean of per-batch BCEs (about log 2), not their sum over 3 batches
 
@@ -337,7 +337,7 @@ def test_module_missing_attribute_is_none_as_the_courses():
     net = minitorch.Module()
     assert net.not_set is None
     with pytest.raises(AttributeError):
-        net.__not_a_dunder_we_have__
+        _ = net.__not_a_dunder_we_have__
 
 
 # ---------------------------------------------------------------------------
@@ -397,7 +397,7 @@ def test_course_import_lines_work():
         "from minitorch.tensor_ops import SimpleOps\n"
         "from minitorch.testing import MathTest\n"
     )
-    exec(compile(code, "<course imports>", "exec"), {})
+    exec(compile(code, "<course imports>", "exec"), {})  # noqa: S102 - the course's own import lines, verbatim
     assert minitorch.zeros_tensor_from_numpy((2, 3)).shape == (2, 3)
     np.testing.assert_array_equal(values(minitorch.ones_tensor_from_numpy((2,))), [1.0, 1.0])
 
@@ -409,8 +409,8 @@ def test_math_test_tables_as_the_courses():
         "sig", "square", "subConstant"]
     assert [n for n, _, _ in two_arg] == ["add2", "div2", "eq2", "gt2", "lt2", "mul2"]
     assert [n for n, _, _ in red_arg] == ["mean_full_red", "mean_red", "sum_red"]
-    floats = dict((n, f) for n, f, _ in one_arg + two_arg)
-    tensors = dict((n, g) for n, _, g in one_arg + two_arg)
+    floats = {n: f for n, f, _ in one_arg + two_arg}
+    tensors = {n: g for n, _, g in one_arg + two_arg}
     xv, yv = np.array([-0.3, 0.7, 2.0]), np.array([1.1, -4.5, 0.8])
     x, y = minitorch.tensor(xv), minitorch.tensor(yv)
     for name, f in floats.items():

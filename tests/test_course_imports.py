@@ -31,10 +31,10 @@ import pytest
 import hostile_kit as k
 from graders.baseline import child_config, limits_for
 from graders.grade import GradeOptions, grade_submission
-from graders.results import DEFAULT_SEED, GradeResult
 from graders.intake import MAX_ENTRIES, open_submission
 from graders.offering import load_offerings
 from graders.probe import run_child
+from graders.results import DEFAULT_SEED, GradeResult
 from graders.spec import SpecError, load_problem, load_problems
 
 PIECES = Path(__file__).resolve().parent / "files" / "course_style" / "imports"

@@ -132,7 +132,7 @@ def test_load_sentiment_env_override_and_missing(tmp_path, monkeypatch):
     train, val = load_sentiment()
     assert train == [SentimentExample("good", 1)]
     assert val == [SentimentExample("fine", 1)]  # validation.tsv wins over dev.tsv
-    with pytest.raises(FileNotFoundError, match="train.tsv"):
+    with pytest.raises(FileNotFoundError, match=r"train\.tsv"):
         load_sentiment(tmp_path / "nowhere")
 
 

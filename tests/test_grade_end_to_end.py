@@ -7,9 +7,8 @@ import sys
 
 import pytest
 
-from graders.offering import get_offering
-
 from conftest import ROOT
+from graders.offering import get_offering
 
 
 def grade(path, out):

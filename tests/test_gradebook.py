@@ -9,9 +9,9 @@ import sqlite3
 import pytest
 
 from graders import gradebook as gb
+from graders import results
 from graders.gradebook import Gradebook, GradedSubmission, result_from_json, result_to_json
 from graders.gradebook_api import grades_csv
-from graders import results
 from graders.results import GradeResult, ProblemResult
 
 

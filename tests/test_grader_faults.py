@@ -20,8 +20,8 @@ from conftest import ROOT
 from graders.batch import BatchOptions, run_batch
 from graders.cli import main
 from graders.faults import FAULT_KINDS, INJECT_ENV, reset_injections
-from graders.gradebook import Gradebook
 from graders.grade import GradeOptions, grade_submission
+from graders.gradebook import Gradebook
 
 OFFERING = "all"
 #: a quick problem with figures (every fault kind has a point on its path), and one graded beside it
@@ -184,7 +184,10 @@ def test_a_failure_that_may_be_the_graders_gives_no_second_chance():
     from graders.spec import load_problems
 
     (spec,) = load_problems(only=[PROBLEM])
-    ok = lambda probe, value: ProbeOutcome(probe, "ok", value=value)
+
+    def ok(probe, value):
+        return ProbeOutcome(probe, "ok", value=value)
+
     first = ChildRun(outcomes={"a": ok("a", 1), "b": ProbeOutcome("b", "missing", error_message="forged")},
                      fault="harness fault: forged")
     again = iter([ChildRun(outcomes={"a": ok("a", 9), "b": ok("b", "good")}),

@@ -37,7 +37,10 @@ def test_grading_is_deterministic(tmp_path):
     submission = case_named("autodiff/buggy/dfs_preorder").build(tmp_path / "dfs_preorder")
     first = grade_submission(submission, GradeOptions(problems=["autodiff"]))
     second = grade_submission(submission, GradeOptions(problems=["autodiff"]))
-    summary = lambda r: [(t.id, t.score, t.misconception) for p in r.problems for t in p.tests if t.kind != "complexity"]
+
+    def summary(r):
+        return [(t.id, t.score, t.misconception) for p in r.problems for t in p.tests if t.kind != "complexity"]
+
     assert summary(first) == summary(second)
     assert first.score == second.score
 

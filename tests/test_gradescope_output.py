@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from graders import results
 from graders.catalogue import explain
 from graders.record import md_test_output, results_json
-from graders import results
 from graders.results import GradeResult, ProblemResult
 from graders.safetext import md_literal
 from graders.spec import HIDDEN_KINDS, SpecError, load_problems, load_visibilities

@@ -258,7 +258,6 @@ def policy(tmp_path_factory):
     """Importing a forbidden library gives an inert stand-in (the course's starter imports torch at module level);
     USING it in graded code, at import or at call time, caught or not, is the violation."""
     from graders.grade import GradeOptions, grade_submission
-
     from graders.spec import load_problems
     from graders.template import strip_file
 

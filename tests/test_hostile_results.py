@@ -22,12 +22,12 @@ import pytest
 
 import hostile_kit as k
 from graders.baseline import problem_hooks
+from graders.figures import figure_svg
 from graders.gradebook import result_to_json
 from graders.judge import judge_outcome
-from graders.results import ProbeOutcome
 from graders.record import results_json
+from graders.results import ProbeOutcome
 from graders.spec import load_problems
-from graders.figures import figure_svg
 from reports.render import render_submission
 
 TRAINING = k.FILES["training"]

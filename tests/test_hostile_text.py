@@ -24,10 +24,10 @@ import pytest
 from click.testing import CliRunner
 
 import hostile_kit as k
+from graders import results
 from graders.cli import main
 from graders.gradebook import Gradebook, GradedSubmission
 from graders.gradebook_api import grades_csv
-from graders import results
 from graders.results import GradeResult, ProblemResult
 from graders.submissions import submission_name
 
@@ -95,7 +95,7 @@ def test_grade_cli_prints_printable_text_with_the_visible_replacement(graded):
 
 
 def test_results_json_holds_only_printable_strings(graded):
-    run, out = graded
+    _run, out = graded
     doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
     found = [s for s in strings(doc) if bad_chars(s)]
     assert found == [], found[:3]
@@ -109,7 +109,7 @@ def test_junit_xml_is_well_formed_and_shows_the_replacement(graded):
     _, out = graded
     text = (out / "junit.xml").read_text(encoding="utf-8")
     tree = ET.fromstring(text)  # raises on NUL, ESC, BEL, ... in the old writer's output
-    failures = [f for f in tree.iter("failure")]
+    failures = list(tree.iter("failure"))
     assert failures and any(SHOWN in (f.text or "") and SHOWN in f.get("message", "") for f in failures)
     assert all(bad_chars(f.text or "") == [] for f in failures)
 
@@ -155,7 +155,7 @@ def test_batch_summary_is_printable(batched):
 
 
 def test_odd_names_get_short_distinct_output_folders_and_the_class_report(batched):
-    run, out = batched
+    _run, out = batched
     names = {p.name for p in out.iterdir() if p.is_dir()}
     odd = [submission_name(n) for n in ODD_NAMES]
     assert len(set(odd)) == len(ODD_NAMES) and set(odd) <= names, (odd, names)

@@ -16,9 +16,8 @@ random embeddings and on the bundled corpus through the script's own
 import importlib.util
 import math
 import random
-import sys
 from pathlib import Path
-from typing import Dict, List
+from typing import ClassVar, Dict, List
 
 import numpy as np
 import pytest
@@ -86,7 +85,7 @@ class CourseAdam:
 class Twin:
     """The HW2 network in torch float64, parameters copied from a minitorch Network."""
 
-    NAMES = ["linear1.weights", "linear1.bias", "linear2.weights", "linear2.bias"]
+    NAMES: ClassVar[List[str]] = ["linear1.weights", "linear1.bias", "linear2.weights", "linear2.bias"]
 
     def __init__(self, model):
         named = dict(model.named_parameters())

@@ -10,9 +10,18 @@ from pathlib import Path
 import pytest
 
 from cases import problem_cases
+from graders.integrity import (
+    DYNAMIC,
+    FILES,
+    GRADER,
+    PROCESS,
+    SYSTEM,
+    screen_file,
+    screen_submission,
+    screen_tree,
+    summarise,
+)
 from graders.spec import load_problems
-
-from graders.integrity import DYNAMIC, FILES, GRADER, PROCESS, SYSTEM, screen_file, screen_submission, screen_tree, summarise
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the file names students write, one per problem
@@ -160,8 +169,8 @@ def test_summarise_groups_by_file_and_reason():
 
 
 def test_review_lines_reach_the_student_report_results_json_and_the_summary():
-    from graders.results import GradeResult
     from graders.record import results_json, summary_text
+    from graders.results import GradeResult
     from reports.render import render_submission
 
     line = "minitorch/autodiff.py, line 3: names the grader's own modules (import probekit)"

@@ -32,13 +32,6 @@ CHILD = ROOT / "graders" / "child"
 #: the only module of the grader a problem's files may import
 PROBLEM_API = "graders.api"
 
-#: import edges that still close a cycle, each with why it is left (the test below fails once one is gone)
-KNOWN: Dict[Tuple[str, str], str] = {
-    ("graders.grade", "graders.problemcheck"): (
-        "grading runs the static checks of a problem folder (problemcheck.static_findings) and check-problems "
-        "grades the reference (grade_submission): the static checks belong below grading, in a module of their "
-        "own that problemcheck imports; problemcheck.py is being changed on another branch (issue 20)"),
-}
 #: layers, bottom to top; a module not named here is in the first (the grader's stages and what they share)
 LAYERS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("the grader", ()),
@@ -123,7 +116,7 @@ def import_graph() -> Graph:
     """{module: modules of the project it imports} (a module importing itself is left out)."""
     known = modules()
     graph: Graph = {}
-    for name, path in known.items():
+    for path in known.values():
         node = module_name(path)
         edges = graph.setdefault(node, set())
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
@@ -173,11 +166,6 @@ def test_the_graph_sees_the_known_imports():
     assert "reports.render" in graph["graders.cli"]  # inside a function
 
 
-def without_known(graph: Graph) -> Graph:
-    """The graph without the KNOWN edges."""
-    return {node: {t for t in targets if (node, t) not in KNOWN} for node, targets in graph.items()}
-
-
 def layer(module: str) -> int:
     """The index in LAYERS of the layer `module` is in."""
     for index, (_, prefixes) in enumerate(LAYERS):
@@ -187,20 +175,12 @@ def layer(module: str) -> int:
 
 
 def test_no_import_cycle_among_the_projects_modules():
-    found = cycles(without_known(import_graph()))
+    found = cycles(import_graph())
     assert not found, "import cycles:\n" + "\n".join("  " + " -> ".join(c) for c in found)
 
 
-def test_each_known_cycle_is_still_there():
-    """A KNOWN edge that no longer exists, or no longer closes a cycle, is taken out of KNOWN (so the list
-    can only shrink)."""
-    graph = import_graph()
-    gone = [f"{a} -> {b}" for (a, b) in KNOWN if b not in graph.get(a, ()) or _shortest_path(graph, b, a) is None]
-    assert not gone, "remove from KNOWN (no longer a cycle): " + ", ".join(gone)
-
-
 def test_no_module_imports_a_layer_above_its_own():
-    graph = without_known(import_graph())
+    graph = import_graph()
     upward = [f"{a} ({LAYERS[layer(a)][0]}) -> {b} ({LAYERS[layer(b)][0]})"
               for a in sorted(graph) for b in sorted(graph[a]) if layer(b) > layer(a)]
     assert not upward, "imports of a higher layer:\n" + "\n".join("  " + u for u in upward)

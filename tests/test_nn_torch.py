@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 import minitorch
-from minitorch import Parameter, Tensor, nn, optim
+from minitorch import Parameter, Tensor, nn
 
 RTOL, ATOL = 1e-12, 1e-13
 BACKENDS = pytest.mark.parametrize(

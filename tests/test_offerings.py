@@ -43,7 +43,7 @@ def test_inline_loss_offerings_do_not_grade_a_loss_function():
 
 
 def test_problems_outside_the_offering_are_a_usage_error():
-    with pytest.raises(SpecError, match="not graded in offering 's26'.*--offering"):
+    with pytest.raises(SpecError, match=r"not graded in offering 's26'.*--offering"):
         offering_problems(get_offering("s26"), only=["ops"])
     assert [s.id for s in offering_problems(get_offering("minitorch"), only=["ops"])] == ["ops"]
     with pytest.raises(SpecError, match="unknown offering 'f26'"):

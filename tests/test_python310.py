@@ -20,9 +20,8 @@ from typing import Optional
 
 import pytest
 
-from graders.offering import get_offering
-
 from graders.gradescope import build_zip
+from graders.offering import get_offering
 
 ROOT = Path(__file__).resolve().parent.parent
 PYENV_GLOB = "/root/.pyenv/versions/3.10*/bin/python3.10"

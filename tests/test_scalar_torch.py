@@ -8,7 +8,6 @@ from hypothesis import given, settings
 from hypothesis.strategies import SearchStrategy
 
 from minitorch import Scalar, derivative_check
-
 from strategies import gridded_floats, medium_floats, nonzero_floats, positive_floats, small_floats
 
 SETTINGS = settings(max_examples=50, deadline=None)

@@ -18,9 +18,9 @@ from graders import batch as batch_module
 from graders import similarity
 from graders.batch import BatchOptions, current_grader_version, run_batch
 from graders.cli import main
-from graders.results import GradeResult
 from graders.gradebook import Gradebook
 from graders.offering import get_offering, offering_problems
+from graders.results import GradeResult
 from graders.score import failed_problem
 from graders.similarity import screen_class
 from graders.similarity.fingerprints import kgram_hashes, units_of, winnow

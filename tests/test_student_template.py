@@ -247,7 +247,7 @@ def test_each_marker_selects_exactly_its_problem(tmp_path):
     expressions = [""] + list(PROBLEMS)
     done = subprocess.run([sys.executable, "-c", COLLECT_CHILD, json.dumps(expressions)], cwd=copy,
                           env=child_env(), capture_output=True, text=True, timeout=180)
-    line = next((l for l in done.stdout.splitlines() if l.startswith("RESULT ")), None)
+    line = next((out for out in done.stdout.splitlines() if out.startswith("RESULT ")), None)
     assert line, done.stdout[-3000:] + done.stderr[-3000:]
     result = json.loads(line[len("RESULT "):])
     everything = result[""]["ids"]
@@ -517,7 +517,7 @@ def test_every_problems_public_tests_fail_blank_and_pass_solved(tmp_path):
     assert set(every.points) == {spec.id for spec in load_problems()}
     blank_dir = copy_template(tmp_path / "blank", solved=False, offering=every)
     solved_dir = copy_template(tmp_path / "solved", solved=True, offering=every)
-    blank = run_pytest(blank_dir, f"--junitxml={tmp_path / 'blank.xml'}", timeout=600)
+    run_pytest(blank_dir, f"--junitxml={tmp_path / 'blank.xml'}", timeout=600)  # its outcomes: blank.xml
     solved = run_pytest(solved_dir, f"--junitxml={tmp_path / 'solved.xml'}", timeout=600)
     assert solved.returncode == 0, solved.stdout[-5000:]
     cases = junit_cases(tmp_path / "blank.xml")

@@ -123,7 +123,7 @@ def test_tensors_are_unhashable_and_eq_is_elementwise():
     with pytest.raises(TypeError):
         hash(x)
     with pytest.raises(TypeError):
-        {x}
+        _ = {x}
     eq = x == 2.0
     assert isinstance(eq, Tensor)
     np.testing.assert_array_equal(eq.to_numpy(), [0.0, 1.0, 0.0])

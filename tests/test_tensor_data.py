@@ -14,7 +14,6 @@ from minitorch.tensor_data import (
     strides_from_shape,
     to_index,
 )
-
 from strategies import broadcastable_shapes, shapes, size_of
 from tensor_strategies import tensor_data, tensors
 

@@ -6,9 +6,8 @@ random (not all-ones) output gradient, and compares outputs and every input's
 `.grad` with torch's. Runs on the NumPy backend and on the pure-Python one.
 """
 
-from typing import Callable, Sequence
-
 import random
+from typing import Callable, Sequence
 
 import numpy as np
 import pytest
@@ -18,7 +17,6 @@ from hypothesis.strategies import DataObject, data, integers, permutations, samp
 
 import minitorch
 from minitorch import Tensor
-
 from strategies import gridded_floats, medium_floats, nonzero_floats, positive_floats, shapes
 from tensor_strategies import broadcast_tensors, matmul_tensors, shaped_tensors, tensors, with_backend
 

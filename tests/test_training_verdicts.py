@@ -218,7 +218,7 @@ def _minibatches(trained):
     return _verdict("training", "minibatches", _loop(plain, _run([STEP] * 6)), REFERENCE_LOOP)
 
 
-IN_ORDER = [range(0, 16), range(16, 32), range(32, 48)] * 2
+IN_ORDER = [range(16), range(16, 32), range(32, 48)] * 2
 
 
 def test_batches_in_order_or_shuffled_pass():
@@ -231,7 +231,7 @@ def test_batches_in_order_or_shuffled_pass():
 def test_the_whole_set_as_every_batch_is_named():
     whole = _minibatches(_trained(*[range(48)] * 6))
     assert whole.misconception == "whole-set-every-batch" and "whole training set" in whole.message
-    suffix = _minibatches(_trained(*[range(0, 48), range(16, 48), range(32, 48)] * 2))
+    suffix = _minibatches(_trained(*[range(48), range(16, 48), range(32, 48)] * 2))
     assert suffix.misconception == "whole-set-every-batch" and "X_train[example_num:]" in suffix.message
 
 

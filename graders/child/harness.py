@@ -30,6 +30,7 @@ import random
 import sys
 import time
 import traceback
+import types
 import zlib
 
 
@@ -72,7 +73,8 @@ def describe_error(exc, student_file):
     for frame, lineno in traceback.walk_tb(tb):
         if student_file and os.path.abspath(frame.f_code.co_filename) == os.path.abspath(student_file):
             location = lineno
-    if isinstance(exc, SyntaxError) and exc.filename and student_file and os.path.abspath(exc.filename) == os.path.abspath(student_file):
+    if isinstance(exc, SyntaxError) and exc.filename and student_file \
+            and os.path.abspath(exc.filename) == os.path.abspath(student_file):
         location = exc.lineno
     try:
         message = str(exc)
@@ -86,6 +88,8 @@ def load_student_module(path, module_name):
     package, _, leaf = module_name.rpartition(".")
     name = f"{package}._student_{leaf}" if package else f"_student_{leaf}"
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path} as a module", path=path)
     module = importlib.util.module_from_spec(spec)
     module.__package__ = package
     sys.modules[name] = module
@@ -276,7 +280,7 @@ class ForbiddenImports:
         return StandInModule(fullname, self.use)
 
     def _student_line(self):
-        frame = sys._getframe(1)
+        frame: types.FrameType | None = sys._getframe(1)
         while frame is not None:
             if self.student_file and os.path.abspath(frame.f_code.co_filename) == self.student_file:
                 return frame.f_lineno
@@ -302,7 +306,7 @@ class ForbiddenImports:
 
 def neutralise_breakpoints():
     """A leftover `pdb.set_trace()` / `breakpoint()` in graded code continues, as a TA would type `c`."""
-    import pdb
+    import pdb  # noqa: T100 - imported to be disarmed
 
     sys.breakpointhook = lambda *args, **kwargs: None
     pdb.set_trace = lambda *args, **kwargs: None
@@ -388,7 +392,8 @@ def _code_parts(name, value):
 def tools_error(seals):
     """An error record when graded code changed the grader's probe tools, else None."""
     parts = (".fget", ".fset", ".__func__", ".__code__", ".__defaults__", ".__kwdefaults__", ".__globals__")
-    broken = list(dict.fromkeys(f"{seal.module.__name__}.{_owner(name, parts)}" for seal in seals for name in seal.broken()))
+    broken = list(dict.fromkeys(f"{seal.module.__name__}.{_owner(name, parts)}"
+                                for seal in seals for name in seal.broken()))
     if not broken:
         return None
     return {"type": "GraderToolsChanged", "line": None,
@@ -439,6 +444,8 @@ def import_probes(folder):
                                                       submodule_search_locations=[os.path.dirname(package)])
     else:
         spec = importlib.util.spec_from_file_location("probes", os.path.join(folder, "probes.py"))
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the probes of {folder}", path=folder)
     probes = importlib.util.module_from_spec(spec)
     sys.modules["probes"] = probes
     spec.loader.exec_module(probes)
@@ -482,7 +489,7 @@ def run(config, channel):
                  if name == "probes" or name.startswith("probes."))
     # a copy taken before any probe runs: graded code that swaps entries of the module's registry (reachable
     # from the module table) changes nothing here
-    registry = dict(getattr(probes, "PROBES"))
+    registry = dict(probes.PROBES)
     for probe_id in config["probes"]:
         channel.emit("start", probe=probe_id)
         probekit.CURRENT = probe_id

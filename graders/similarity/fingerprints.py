@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import zlib
 from dataclasses import dataclass, field
-from typing import Collection, Dict, List, Optional, Sequence, Tuple
+from typing import Collection, Dict, List, Optional, Sequence, Tuple, Type
 
 from ..intake import parse_python
 
@@ -105,7 +105,7 @@ def _token_of(node: ast.AST) -> int:
     """The id of `_token(node)`, cached per node type (and per constant kind)."""
     cls = type(node)
     key: object = cls
-    if cls is ast.Constant:
+    if isinstance(node, ast.Constant):
         value = node.value
         key = value if value is None or type(value) is bool else type(value)
         key = ("constant", key)
@@ -115,7 +115,7 @@ def _token_of(node: ast.AST) -> int:
     return tid
 
 
-def _fields(cls: type) -> Tuple[str, ...]:
+def _fields(cls: Type[ast.AST]) -> Tuple[str, ...]:
     names = _FIELDS.get(cls)
     if names is None:
         names = _FIELDS[cls] = tuple(n for n in cls._fields if n not in ANNOTATION_FIELDS)
@@ -124,7 +124,7 @@ def _fields(cls: type) -> Tuple[str, ...]:
 
 def _is_docstring(node: ast.AST) -> bool:
     """A bare string statement (docstrings and string 'comments'): never code."""
-    return type(node) is ast.Expr and type(node.value) is ast.Constant and isinstance(node.value.value, str)
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
 
 
 def tokens_of(roots: Sequence[ast.AST]) -> Tuple[List[int], List[int]]:
@@ -137,7 +137,7 @@ def tokens_of(roots: Sequence[ast.AST]) -> Tuple[List[int], List[int]]:
     while stack:
         node, parent_line = pop()
         cls = type(node)
-        if cls is ast.AnnAssign and node.value is None:
+        if isinstance(node, ast.AnnAssign) and node.value is None:
             continue  # `x: int` alone declares a type, nothing runs
         here = getattr(node, "lineno", None) or parent_line
         tokens.append(_token_of(node))
@@ -174,7 +174,8 @@ def split_units(body: Sequence[ast.stmt], file: str, prefix: str = "",
         elif isinstance(node, ast.ClassDef):
             header = ast.ClassDef(name=node.name, bases=node.bases, keywords=node.keywords, body=[],
                                   decorator_list=node.decorator_list, lineno=node.lineno)
-            inner = (Unit(file, prefix + node.name, [(_span(node)[0], node.lineno)]), [header])
+            inner: Tuple[Unit, List[ast.AST]] = (Unit(file, prefix + node.name, [(_span(node)[0], node.lineno)]),
+                                                 [header])
             out.append(inner)
             out.extend(split_units(node.body, file, f"{prefix}{node.name}.", inner))
         else:

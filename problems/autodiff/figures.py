@@ -16,7 +16,8 @@ def _student_vs_reference(figure: Dict[str, Any], y, xlabel: str, ylabel: str, t
         xs, ys = thin([r["nodes"] for r in rows], [y(r) for r in rows])
         ax.plot(xs, ys, style if len(xs) <= MARKERS_UP_TO else style.replace("o", "").replace("s", ""), label=label)
         if rows and rows[-1].get("exceeded"):
-            ax.annotate("stopped: budget exceeded", (xs[-1], ys[-1]), textcoords="offset points", xytext=(-60, 8), fontsize=8)
+            ax.annotate("stopped: budget exceeded", (xs[-1], ys[-1]), textcoords="offset points", xytext=(-60, 8),
+                        fontsize=8)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_xscale("log")

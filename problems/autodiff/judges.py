@@ -40,7 +40,8 @@ def _reachable(edges: Sequence[Sequence[int]], constants: Set[int], output: int)
     return found
 
 
-def _first_violation(order: Sequence[int], edges: Sequence[Sequence[int]], inputs_first: bool) -> Optional[Tuple[int, int]]:
+def _first_violation(order: Sequence[int], edges: Sequence[Sequence[int]],
+                     inputs_first: bool) -> Optional[Tuple[int, int]]:
     """(input, user) of the first edge whose endpoints are in the wrong relative order, or None.
 
     `inputs_first=False` asks for a reverse topological order (each node before its
@@ -54,7 +55,8 @@ def _first_violation(order: Sequence[int], edges: Sequence[Sequence[int]], input
     return None
 
 
-def judge_order(order: Sequence[Any], edges: Sequence[Sequence[int]], constants: Sequence[int], output: int) -> OrderFinding:
+def judge_order(order: Sequence[Any], edges: Sequence[Sequence[int]], constants: Sequence[int],
+                output: int) -> OrderFinding:
     """Is `order` every non-constant node reachable from `output` once, each before its inputs?
 
     Misconceptions, each on this order alone: constants listed (but otherwise a valid
@@ -163,7 +165,10 @@ def _single_contribution(calls: List[List[Any]], x: int, contributions: Sequence
     if len(at_x) != 1 or not isinstance(at_x[0], float):
         return None
     adjoint = at_x[0]
-    close = lambda a, b: bool(np.isclose(a, b, rtol=ADJOINT_TOL, atol=ADJOINT_TOL))
+
+    def close(a: float, b: float) -> bool:
+        return bool(np.isclose(a, b, rtol=ADJOINT_TOL, atol=ADJOINT_TOL))
+
     if any(close(adjoint, c) for c in contributions) and not close(adjoint, sum(contributions)):
         return adjoint
     return None
@@ -228,12 +233,13 @@ def seed_scaled(student, reference, options: Dict[str, Any]) -> Verdict:
     seed = float(options.get("seed", 2.5))
     try:
         unit = to_array(reference.value) / seed
-        unscaled = bool(np.nanmax(np.abs(unit)) > 1e-9) and compare_values(student.value, unit.tolist(), 1e-9, 1e-12) is None
+        unscaled = bool(np.nanmax(np.abs(unit)) > 1e-9) \
+            and compare_values(student.value, unit.tolist(), 1e-9, 1e-12) is None
     except (NotNumeric, ValueError):
         unscaled = False
     if unscaled:
-        return Verdict(0.0, f"{problem}: the derivatives are those of deriv = 1; start reverse mode from deriv = {seed:g}",
-                       misconception="seed-derivative-ignored")
+        return Verdict(0.0, f"{problem}: the derivatives are those of deriv = 1; start reverse mode from "
+                            f"deriv = {seed:g}", misconception="seed-derivative-ignored")
     return Verdict(0.0, problem)
 
 
@@ -374,7 +380,8 @@ def timed_derivatives_problem(rows: List[Dict[str, Any]], ref_rows: List[Dict[st
         got, expected = row.get("derivatives"), want.get(same_graphs_as(row.get("tag")))
         if not isinstance(got, list) or not got or not isinstance(expected, list) or len(got) > len(expected):
             return f"graph of {row.get('nodes')} nodes: no leaf derivatives were recorded"
-        problem = compare_values(got, expected[: len(got)], 1e-9, 1e-12, f"leaf derivatives, graph of {row.get('nodes')} nodes")
+        problem = compare_values(got, expected[: len(got)], 1e-9, 1e-12,
+                                 f"leaf derivatives, graph of {row.get('nodes')} nodes")
         if problem:
             return problem
     return None
@@ -424,10 +431,11 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
             figure=figure,
         )
     if wrong:
-        return Verdict(0.0, f"the timed runs computed wrong derivatives, and time only counts for right results: {wrong}",
-                       figure=figure)
+        return Verdict(0.0, "the timed runs computed wrong derivatives, and time only counts for right results: "
+                            f"{wrong}", figure=figure)
     if student.marks is None or not all(isinstance(r.get("seconds"), float) for r in rows + again + more):
-        return Verdict(0.0, "the timing marks are missing or were sent twice (nothing else may send them)", figure=figure)
+        return Verdict(0.0, "the timing marks are missing or were sent twice (nothing else may send them)",
+                       figure=figure)
     ratios = [b["seconds"] / max(a["seconds"], 1e-9) for a, b in zip(rows, rows[1:])]
     if len(rows) < len(ref["rows"]) or len(again) < len(ref["again"]):
         text = ", ".join(f"{r:.2f}" for r in ratios) or "none"
@@ -462,7 +470,8 @@ def _timed_derivatives(value: Any) -> Any:
     """What mutant matching compares for the timing probe: the timed runs' derivatives only."""
     if not isinstance(value, dict):
         return None
-    return [r.get("derivatives") if isinstance(r, dict) else None for r in (value.get("rows") or []) + (value.get("again") or [])]
+    rows = (value.get("rows") or []) + (value.get("again") or [])
+    return [r.get("derivatives") if isinstance(r, dict) else None for r in rows]
 
 
 time_ratio.view = _timed_derivatives  # type: ignore[attr-defined]

@@ -77,7 +77,8 @@ def _mismatch(got: Any, want: Any, rtol: float = RTOL, atol: float = ATOL, show=
     wrong = [part for part, m, r in zip(("value", "tangent"), mine, ref) if not _close(m, r, rtol, atol)]
     if not wrong:
         return None
-    return f"gave {show(mine)}, expected {show(ref)} (the {' and the '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} wrong)"
+    verb = "is" if len(wrong) == 1 else "are"
+    return f"gave {show(mine)}, expected {show(ref)} (the {' and the '.join(wrong)} {verb} wrong)"
 
 
 def _cases(outcome) -> List[Dict[str, Any]]:
@@ -128,7 +129,8 @@ def _first_failure(student, reference) -> Optional[Tuple[str, int, int]]:
     return None if first is None else (first, failures, checks)
 
 
-def _rule_verdict(student, reference, what: str, reread: str, misconception: Optional[Tuple[str, str]] = None) -> Verdict:
+def _rule_verdict(student, reference, what: str, reread: str,
+                  misconception: Optional[Tuple[str, str]] = None) -> Verdict:
     """All-or-nothing on the rule probe's checks; `misconception` = (id, evidence) adds a diagnosis."""
     failure = _first_failure(student, reference)
     if failure is None:
@@ -262,7 +264,7 @@ def _value_tangent(p: Tuple[float, float]) -> str:
 
 def slides(student, reference, options) -> Verdict:
     """The slides' example: two jvp passes give ∂f/∂x1 = 368.0379 and ∂f/∂x2 = 489.3839."""
-    problems, checks = _labelled(student, reference, 1e-9, 1e-9, _value_tangent)
+    problems, _checks = _labelled(student, reference, 1e-9, 1e-9, _value_tangent)
     if not problems:
         return Verdict(1.0, "both passes match the slides: ∂f/∂x1 = 368.0378983963, ∂f/∂x2 = 489.3838645284")
     return Verdict(0.0, f"f = x1 + exp(1.5 x1 + 2 x2) at (3, 0.5): {problems[0]}. One jvp pass with t = e_i "

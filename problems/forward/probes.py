@@ -14,7 +14,8 @@ Data shapes (plain JSON):
   ``{"inputs": "x = 1.5 + 0.3ε", "a": .., "b": .., "results": {label: [primal, tangent]},
   "slopes": {label: central difference of the student's own primal along the tangent}}``;
 * `slides`, `programs`, `jvp_linear`, `jvp_contract`: ``{label: [value, tangent]}``;
-* `gradient_values`: ``{label: {"gradient": [∂f/∂x_1, ...], "calls": calls of f}}``; `gradient_passes`: one row per input count n;
+* `gradient_values`: ``{label: {"gradient": [∂f/∂x_1, ...], "calls": calls of f}}``;
+  `gradient_passes`: one row per input count n;
 * `jacobian`: ``{"point": [...], "columns": [[∂y1/∂x_i, ∂y2/∂x_i] or error, ...], "values": ...}``.
 """
 

@@ -103,8 +103,8 @@ def overflow_evidence(cases: List[Case], rtol: float, atol: float) -> Optional[s
     for case in cases:
         base = by_name.get(case.reference.get("shift_of"))
         if base is not None and _matches(base, rtol, atol) and _nonfinite_or_overflow(case):
-            return (f"right on {base.what}, but inf/nan on {case.what} (got {_shown(case)}): exp(1000) overflows to inf. "
-                    "Subtract each row's maximum before exp (log-sum-exp trick)")
+            return (f"right on {base.what}, but inf/nan on {case.what} (got {_shown(case)}): exp(1000) overflows to "
+                    "inf. Subtract each row's maximum before exp (log-sum-exp trick)")
     return None
 
 
@@ -328,7 +328,8 @@ def digits_accuracy(student, reference, options) -> Verdict:
     fraction = 1.0 if acc >= target else max(0.0, (acc - floor) / (target - floor))
     epochs = run.get("epochs")
     message = (f"test accuracy {acc:.1%} on {labels.size} held-out digits (target {target:.0%}; the reference reaches "
-               f"{ref_acc:.1%}) after {len(losses)} epochs of SGD (lr {run.get('lr')}, batches of {run.get('batch_size')})")
+               f"{ref_acc:.1%}) after {len(losses)} epochs of SGD (lr {run.get('lr')}, "
+               f"batches of {run.get('batch_size')})")
     if isinstance(epochs, int) and len(losses) < epochs:
         message += (f"; training stopped early: the time budget of {run.get('max_seconds')} s ran out "
                     "(vectorise: no Python loop over examples or matrix entries)")

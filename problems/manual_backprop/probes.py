@@ -168,7 +168,7 @@ def gradients_of(params, x, y):
 
     grads = capture(run)
     if isinstance(grads, dict) and "__error__" in grads:
-        return {k: grads for k in KEYS}
+        return dict.fromkeys(KEYS, grads)
     return {k: capture(lambda k=k: floats(grads[k])) for k in KEYS}
 
 

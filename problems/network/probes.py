@@ -14,7 +14,6 @@ import minitorch
 from probekit import PROBES, capture, probe  # noqa: F401
 from project import run_sentiment as hw
 
-
 #: values sent per tensor (the probes' largest output has 30): a larger one is described, not sent
 MAX_VALUES = 4096
 #: parameters (and dimensions per shape) sent: the contract's modules have 2 and 4 parameters of 1-2 dims
@@ -46,7 +45,7 @@ def shape_record(module):
 def assign(module):
     """Give every parameter the fixed values for its shape; return the shapes assigned."""
     shapes = []
-    for name, p in module.named_parameters():
+    for _name, p in module.named_parameters():
         shape = tuple(p.value.shape)
         p.update(minitorch.tensor(fixed(shape)))
         shapes.append(list(shape))

@@ -1,6 +1,6 @@
 """Parent-side judges for `ops`: per-case forward/backward comparisons with a finite-difference opinion."""
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
 import numpy as np
 

@@ -178,7 +178,8 @@ def op_permute(_):
                          # a cube: a permutation applied the wrong way still fits, so it shows in the numbers
                          ((2, 2, 2), (1, 2, 0))):
         for contiguous in (True, False):
-            cases.append(run_case(tf.Permute, [rng.uniform(-2, 2, shape)], extra=[list(order)], contiguous=contiguous, rng=rng))
+            cases.append(run_case(tf.Permute, [rng.uniform(-2, 2, shape)], extra=[list(order)],
+                                  contiguous=contiguous, rng=rng))
     return cases
 
 

@@ -78,7 +78,7 @@ class Regions:
     unrelated: Set[str]  # not reached by the fetches at all
 
     @classmethod
-    def of(cls, graph: Structure, fetch: Sequence[str], fed: Sequence[str]) -> "Regions":
+    def of(cls, graph: Structure, fetch: Sequence[str], fed: Sequence[str]) -> Regions:
         needed = graph.ancestors(fetch, stop=fed)
         everything = graph.ancestors(fetch)
         return cls(needed, everything - needed, set(graph.nodes) - everything)

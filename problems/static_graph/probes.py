@@ -66,7 +66,7 @@ class Watch:
             raise WorkBudgetExceeded(f"more than {self.budget} uses of the graph's nodes: a runaway traversal")
 
     # installing and removing the wrappers
-    def __enter__(self) -> "Watch":
+    def __enter__(self) -> Watch:
         evaluate = tf.Session._evaluate
         ops = dict(tf._OPS)
         watch = self
@@ -110,7 +110,7 @@ class Watch:
 class Inputs(tuple):
     """A node's `inputs`: a tuple that reports every iteration, index, length and membership test."""
 
-    def __new__(cls, items: Iterable[Any], watch: Watch) -> "Inputs":
+    def __new__(cls, items: Iterable[Any], watch: Watch) -> Inputs:
         made = super().__new__(cls, tuple(items))
         made.watch = watch
         return made
@@ -181,7 +181,8 @@ def run_case(session: Any, watch: Watch, label: str, fetches: Any, feeds: Dict[A
     return case
 
 
-def lazy_probe(build: Callable[[], List[Callable[[Any, Watch], Dict[str, Any]]]], budget: int = 200_000) -> Dict[str, Any]:
+def lazy_probe(build: Callable[[], List[Callable[[Any, Watch], Dict[str, Any]]]],
+               budget: int = 200_000) -> Dict[str, Any]:
     """Build a graph, then run each case in its own session under one watch; the graph's structure beside.
 
     The sessions do not fold constants: every evaluation counted is one the run's own loop asked for

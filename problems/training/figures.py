@@ -28,7 +28,8 @@ def training_figure(figure: Dict[str, Any]) -> str:
     ax.set_ylabel("loss")
     if figure.get("accuracy") is not None:
         ax2 = ax.twinx()
-        ax2.axhline(figure["accuracy"], color="tab:green", linestyle="--", label=f"held-out accuracy {figure['accuracy']:.1%}")
+        ax2.axhline(figure["accuracy"], color="tab:green", linestyle="--",
+                    label=f"held-out accuracy {figure['accuracy']:.1%}")
         ax2.axhline(figure.get("target", 0.75), color="tab:red", linestyle=":", label="target")
         ax2.set_ylim(0, 1)
         ax2.set_ylabel("accuracy")

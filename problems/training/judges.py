@@ -111,7 +111,8 @@ def bce(student, reference, options) -> Verdict:
         except NotNumeric as exc:
             return Verdict(0.0, f"batch of {batch}: {exc}")
         want_loss, want_grad = float(ref["loss"]), to_array(ref["grad"])
-        if loss.size != 1 or not np.isfinite(loss).all() or not np.isclose(float(loss.ravel()[0]), want_loss, rtol=loss_rtol, atol=atol):
+        if loss.size != 1 or not np.isfinite(loss).all() \
+                or not np.isclose(float(loss.ravel()[0]), want_loss, rtol=loss_rtol, atol=atol):
             got = float(loss.ravel()[0]) if loss.size == 1 else float("nan")
             hint, misconception = _bce_diagnosis(got, want_loss, batch, [c for c in cases if isinstance(c, dict)])
             return Verdict(0.0, f"batch of {batch}: loss {got:.10g}, expected the mean binary cross-entropy "
@@ -141,7 +142,8 @@ def loop_loss(student, reference, options) -> Verdict:
         want = float(np.mean(-(y * np.log(out) + (1 - y) * np.log(1 - out))))
         got = float(loss.ravel()[0]) if loss.size == 1 else float("nan")
         if not np.isfinite(got) or not np.isclose(got, want, rtol=LOSS_RTOL, atol=1e-12):
-            recorded = [{"p": st.get("out"), "y": st.get("y"), "loss": st.get("loss")} for st in steps if isinstance(st, dict)]
+            recorded = [{"p": st.get("out"), "y": st.get("y"), "loss": st.get("loss")}
+                        for st in steps if isinstance(st, dict)]
             hint, misconception = _bce_diagnosis(got, want, out.size, recorded)
             what = f"{got:.10g}" if loss.size == 1 else f"a tensor of {loss.size} values (reduce it to one)"
             return Verdict(0.0, f"step {k}: the loop backpropagated {what}, expected the batch's mean binary "
@@ -224,7 +226,8 @@ def heldout_accuracy(student, reference, options) -> Verdict:
     run = value.get("run") if isinstance(value.get("run"), dict) else {}
     how = ""
     if run.get("optimizer") == "SGD":
-        how = f"; your loop steps an SGD optimizer, so it was trained {run.get('epochs')} epochs at learning rate {run.get('learning_rate')}"
+        how = (f"; your loop steps an SGD optimizer, so it was trained {run.get('epochs')} epochs at learning rate "
+               f"{run.get('learning_rate')}")
     message = f"held-out accuracy {acc:.1%} (target {target:.0%}; the reference loop reaches {ref_acc:.1%}{how})"
     message += _log_note(curve["log_calls"], run.get("epochs"))
     if fraction < 1.0:

@@ -24,6 +24,7 @@ that calls log_fn a million times sends an even sample of its losses and the cou
 """
 
 import os
+from typing import ClassVar, List, Set, Tuple
 
 import numpy as np
 
@@ -31,7 +32,6 @@ import minitorch
 from minitorch import autodiff, optim
 from probekit import PROBES, error_record, probe  # noqa: F401
 from project import run_sentiment as hw
-
 
 # The loop's own tensors may name the pure-Python backend (the fall-2025 TODO: "create x and y ... through
 # the SimpleOps backend"). It computes the same values as the NumPy backend (bit for bit on map, zip and
@@ -358,8 +358,9 @@ def loop(inputs_dir):
 class ModeNetwork(hw.Network):
     """The reference Network, recording its mode and whether it was fed validation rows."""
 
-    calls = []
-    validation = set()
+    #: shared by the instances a run makes (the trainer may build its own); eval_mode resets them
+    calls: ClassVar[List[Tuple[bool, bool]]] = []
+    validation: ClassVar[Set[float]] = set()
 
     def forward(self, embeddings):
         rows = fingerprints(embeddings.to_numpy())

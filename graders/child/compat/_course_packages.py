@@ -19,6 +19,7 @@ touches the network.
 import importlib.machinery
 import os
 import sys
+import types
 
 from _progress import EXPORTS as _PROGRESS
 from _standin import StandInFinder, StandInModule
@@ -67,11 +68,11 @@ class MissingPackages(StandInFinder):
         if top not in self.served and not (self.student_file and self._imported_by_student()):
             return None
         self.served.add(top)
-        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)  # type: ignore[arg-type]  # as in _standin
 
     def _imported_by_student(self):
         """True when the import statement running is in the student's file (importlib frames skipped)."""
-        frame = sys._getframe(2)
+        frame: types.FrameType | None = sys._getframe(2)
         while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
             frame = frame.f_back
         return frame is not None and os.path.abspath(frame.f_code.co_filename) == self.student_file

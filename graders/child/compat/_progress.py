@@ -8,7 +8,7 @@ wrapped items unchanged, and writes nothing.
 """
 
 
-class tqdm:  # noqa: N801 (tqdm's own name)
+class tqdm:
     """tqdm(iterable=None, desc=None, total=None, ..., initial=0, ...): the iterable, unchanged."""
 
     def __init__(self, iterable=None, desc=None, total=None, *args, initial=0, disable=False, **kwargs):

@@ -25,7 +25,7 @@ Standard library only: this runs before anything else is importable.
 """
 
 import importlib.machinery
-import sys
+import types
 
 __all__ = ["PolicyViolation", "StandIn", "StandInModule", "StandInFinder", "is_dunder"]
 
@@ -127,7 +127,7 @@ for _op in _OPERATORS:
 del _op
 
 
-class StandInModule(type(sys)):
+class StandInModule(types.ModuleType):
     """A stand-in package: every public name is a `StandIn`, every submodule another stand-in module."""
 
     def __init__(self, name, on_use):
@@ -160,7 +160,9 @@ class StandInFinder:
     def find_spec(self, fullname, path=None, target=None):
         if fullname.partition(".")[0] not in self.tops:
             return None
-        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        # its own loader (create_module, exec_module) without importlib.abc.Loader as a base: importlib.abc
+        # would import typing, pathlib and more into the child before the student's code
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)  # type: ignore[arg-type]
 
     def create_module(self, spec):
         return self.module_for(spec.name)

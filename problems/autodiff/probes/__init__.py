@@ -22,7 +22,6 @@ from probekit import (
 
 from .graphs import Counter, Graph, chain, count_graph_uses, diamond_chain, layered_dag, random_dag
 
-
 # ----------------------------------------------------------------- Scalars
 
 
@@ -227,7 +226,7 @@ def topo_random(_):
 
 @probe("topological_order_scalars")
 def topo_scalars(_):
-    leaves, consts, out = scalar_dag(4000, n_ops=30)
+    _leaves, _consts, out = scalar_dag(4000, n_ops=30)
     nodes, where, stack = [], {}, [out]
     while stack:  # index every Scalar reachable from out
         v = stack.pop()
@@ -335,7 +334,7 @@ def _deep_chain(depth):
 
     limit = sys.getrecursionlimit()
     counter = Counter(watch_depth=True)
-    graph, x, out = chain(depth, counter)
+    _graph, x, out = chain(depth, counter)
     autodiff.backpropagate(out, 1.0)
     return {"derivative": floats([x.derivative]), **_recursion_evidence(limit, counter)}
 
@@ -365,9 +364,8 @@ def work_on_diamonds(_):
         except WorkBudgetExceeded:
             rows.append({"layers": layers, "nodes": len(graph.nodes), "exceeded": True, **counter.as_dict()})
             break
-        rows.append(
-            {"layers": layers, "nodes": len(graph.nodes), "exceeded": False, "derivative": x.derivative, **counter.as_dict()}
-        )
+        rows.append({"layers": layers, "nodes": len(graph.nodes), "exceeded": False, "derivative": x.derivative,
+                     **counter.as_dict()})
     return rows
 
 
@@ -428,8 +426,8 @@ def _pooled_ratio(timed):
 def time_doubling(_):
     """Best-of-3 times on shallow DAGs of n, 2n, 4n nodes, then the largest pair measured again on other graphs;
     while that pair's ratio is near the bound (NEAR_BOUND), up to MORE_ROUNDS more rounds of it (the same graphs
-    built anew: round r repeats the first rows' graphs when r is even, the again rows' when odd), so that a verdict near the bound rests on many runs (the judge pools the best time
-    per size).
+    built anew: round r repeats the first rows' graphs when r is even, the again rows' when odd), so that a
+    verdict near the bound rests on many runs (the judge pools the best time per size).
 
     Stops at the first size slower than SLOW_RUN CPU seconds (the reference needs about 0.05 s at 16000 nodes).
     Nothing in the process differs from the other probes: no gc switch, the same recursion limit.
@@ -448,7 +446,8 @@ def time_doubling(_):
                     or time.process_time() - started > MORE_BUDGET:
                 break
             # the same graphs again (new objects): round r repeats the first rows' graphs (r even) or the again rows'
-            more += [_best_time(n, n if round_ % 2 == 0 else 7 * n, SLOW_RUN, f"more{round_}n{n}") for n in (8000, 16000)]
+            more += [_best_time(n, n if round_ % 2 == 0 else 7 * n, SLOW_RUN, f"more{round_}n{n}")
+                     for n in (8000, 16000)]
             if any(r.get("exceeded") for r in more):
                 break
     return {"rows": rows, "again": again, "more": more}
@@ -492,7 +491,8 @@ def _framework_rows(build, sizes, budget, read):
         except WorkBudgetExceeded:
             rows.append({"layers": layers, "nodes": len(nodes), "exceeded": True, **counter.as_dict()})
             break
-        rows.append({"layers": layers, "nodes": len(nodes), "exceeded": False, "derivative": read(x), **counter.as_dict()})
+        rows.append({"layers": layers, "nodes": len(nodes), "exceeded": False, "derivative": read(x),
+                     **counter.as_dict()})
     return rows
 
 

@@ -57,7 +57,7 @@ class NodeFunction:
     """
 
     @staticmethod
-    def _backward(ctx: "NodeContext", d_output: Any) -> Tuple[Any, ...]:
+    def _backward(ctx: NodeContext, d_output: Any) -> Tuple[Any, ...]:
         return tuple(d_output * w for w in ctx.saved_values)
 
 
@@ -84,7 +84,7 @@ class NodeHistory:
 
     __slots__ = ("_node",)
 
-    def __init__(self, node: "Node"):
+    def __init__(self, node: Node):
         self._node = node
 
     @property
@@ -96,7 +96,7 @@ class NodeHistory:
         return NodeContext(self._node._weights) if self._node._inputs else None
 
     @property
-    def inputs(self) -> Tuple["Node", ...]:
+    def inputs(self) -> Tuple[Node, ...]:
         self._node.counter.tick("parents")
         return tuple(self._node._inputs)
 
@@ -114,7 +114,7 @@ class Node:
     def __init__(
         self,
         uid: int,
-        inputs: Sequence["Node"] = (),
+        inputs: Sequence[Node] = (),
         weights: Sequence[float] = (),
         constant: bool = False,
         counter: Optional[Counter] = None,
@@ -141,14 +141,14 @@ class Node:
         return self._constant
 
     @property
-    def parents(self) -> List["Node"]:
+    def parents(self) -> List[Node]:
         if self._constant:
             self.counter.touched_constants.append("parents")
             raise AssertionError("a constant has no history: it has no parents")
         self.counter.tick("parents")
         return list(self._inputs)
 
-    def chain_rule(self, d_output: Any) -> List[Tuple["Node", Any]]:
+    def chain_rule(self, d_output: Any) -> List[Tuple[Node, Any]]:
         if self._constant:
             self.counter.touched_constants.append("chain_rule")
             raise AssertionError("a constant has no history: chain_rule is undefined")

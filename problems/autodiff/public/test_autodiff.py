@@ -118,12 +118,14 @@ class Node:
 
     @property
     def parents(self):
-        assert not self._constant, f"asked a constant ({self.name}) for its parents: skip nodes where is_constant() is True"
+        assert not self._constant, \
+            f"asked a constant ({self.name}) for its parents: skip nodes where is_constant() is True"
         self._counter.tick("parents")
         return [p for p, _ in self._inputs]
 
     def chain_rule(self, d_output):
-        assert not self._constant, f"asked a constant ({self.name}) for its chain rule: skip nodes where is_constant() is True"
+        assert not self._constant, \
+            f"asked a constant ({self.name}) for its chain rule: skip nodes where is_constant() is True"
         assert self._inputs, f"asked a leaf ({self.name}) for its chain rule: call accumulate_derivative on leaves"
         self._counter.tick("chain_rule")
         return [(p, d_output * local) for p, local in self._inputs]

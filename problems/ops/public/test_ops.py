@@ -208,7 +208,7 @@ def test_backward(case):
         ) from exc
     by_id = {var.unique_id: d for var, d in pairs}
     grads = []
-    for i, (leaf, want) in enumerate(zip(inputs, expected)):
+    for i, (leaf, _) in enumerate(zip(inputs, expected)):
         assert leaf.unique_id in by_id, f"{case.name} backward: no gradient for input {i}"
         d = by_id[leaf.unique_id]
         grads.append(d.to_numpy() if isinstance(d, minitorch.Tensor) else np.asarray(d, dtype=np.float64))

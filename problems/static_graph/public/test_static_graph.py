@@ -69,7 +69,7 @@ def test_slides_graph_runs_only_what_the_fetch_needs(graph, evaluated):
 
 
 def test_needed_placeholder_must_be_fed_unneeded_one_need_not(graph):
-    x, W, b, xW, h = slides_graph()
+    x, W, _b, _xW, h = slides_graph()
     z = tf.placeholder((None, 4), name="z")
     tf.reduce_sum(h * z, name="score")  # uses z; h does not
     with tf.Session(graph) as sess:

@@ -39,7 +39,7 @@ class StandIn(minitorch.Module):
         self.calls = []
 
     def forward(self, embeddings):
-        batch, length, dim = embeddings.shape
+        batch, _length, dim = embeddings.shape
         self.calls.append((self.training, fingerprints(embeddings.to_numpy())))
         return self.linear(embeddings.mean(1).view(batch, dim)).sigmoid().view(batch)
 
@@ -85,7 +85,8 @@ class Log:
     def __call__(self, epoch, train_loss, *rest):
         """The course's log_fn(epoch, train_loss, train_accuracy, validation_predictions, validation_accuracy)."""
         validation_accuracy = rest[-1] if rest else []
-        self.epochs.append({"epoch": epoch, "loss": float(train_loss), "validation_accuracy": list(validation_accuracy)})
+        self.epochs.append({"epoch": epoch, "loss": float(train_loss),
+                            "validation_accuracy": list(validation_accuracy)})
 
 
 # ---------------------------------------------------------------------------
@@ -188,8 +189,10 @@ def test_each_step_uses_one_backward_pass(stand_in, monkeypatch):
     monkeypatch.setattr(minitorch.optim.Adam, "step", audit.step(minitorch.optim.Adam.step))
     trainer.train((X, y), learning_rate=0.1, batch_size=10, max_epochs=2, data_val=(X_val, [1.0] * 6),
                   log_fn=lambda *a: None)
-    assert audit.backward_calls >= 6, f"{audit.backward_calls} backward passes for 6 batches: call loss.backward() in every step"
-    assert len(audit.at_steps) == 6, f"{len(audit.at_steps)} optimizer steps for 3 batches × 2 epochs: call optim.step() once per batch"
+    assert audit.backward_calls >= 6, \
+        f"{audit.backward_calls} backward passes for 6 batches: call loss.backward() in every step"
+    assert len(audit.at_steps) == 6, \
+        f"{len(audit.at_steps)} optimizer steps for 3 batches × 2 epochs: call optim.step() once per batch"
     worst = max(audit.at_steps)
     assert worst == 1, (
         f"an optimizer step used a gradient summed over {worst} backward passes: call loss.backward() once per "
