@@ -104,6 +104,21 @@ class Case:
         composed = f"{reference}\n\n# ---- case {self.id} ----\n{delta}"
         return {self.problem.swap.file: composed.encode("utf-8")}
 
+    def delta(self) -> str:
+        """A delta case as text to append to a file that already holds the reference's (several cases in one
+        file): its own file, or with EDITS the top-level statements of its composed file the reference lacks."""
+        assert self.path.is_file(), f"{self.id} is a whole submission, not a delta"
+        if not self.edits:
+            return self.path.read_text(encoding="utf-8")
+        reference = (paths.REFERENCE / self.problem.swap.file).read_text(encoding="utf-8")
+        composed = self.files()[self.problem.swap.file].decode("utf-8")
+        lines = composed.splitlines(keepends=True)
+        parts = []
+        for node in ast.parse(composed).body:
+            start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+            parts.append("".join(lines[start - 1:node.end_lineno]))
+        return "\n\n".join(part for part in parts if part not in reference)
+
     def build(self, root: Path) -> Path:
         """Write the submission under `root` (a new folder) and return it."""
         for rel, data in self.files().items():

@@ -90,9 +90,7 @@ def source(base: str, rel: str) -> str:
 def delta(case_id: str) -> str:
     """A delta case's own definitions, to append to a file that already holds the reference's (several
     cases in one file: `source(first, rel) + delta(second)`)."""
-    case = case_named(case_id)
-    assert case.path.is_file(), f"{case_id} is a whole submission, not a delta"
-    return case.path.read_text(encoding="utf-8")
+    return case_named(case_id).delta()  # with EDITS: the definitions they change
 
 
 def snippet(name: str, **subs: object) -> str:

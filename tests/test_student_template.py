@@ -280,7 +280,7 @@ class Variant:
     def text(self) -> str:
         if self.snippet.endswith(".py"):
             return (FILES / self.snippet).read_text(encoding="utf-8")
-        return case_named(self.snippet).path.read_text(encoding="utf-8")
+        return case_named(self.snippet).delta()
 
 
 BUGS = [

@@ -1,13 +1,8 @@
 """Bug: PyTorch's (out, in) weight layout instead of the contract's (in, out)."""
 
 EXPECT = None
-
-
-class Linear(minitorch.Module):
-    def __init__(self, in_size, out_size):
-        super().__init__()
-        self.weights = minitorch.Parameter(0.1 * (minitorch.rand((out_size, in_size), backend=BACKEND) - 0.5))
-        self.bias = minitorch.Parameter(0.1 * (minitorch.rand((out_size,), backend=BACKEND) - 0.5))
-
-    def forward(self, x):
-        return x @ self.weights.value.permute(1, 0) + self.bias.value
+EDITS = [
+    ("        self.weights = RParam(in_size, out_size)\n", "        self.weights = RParam(out_size, in_size)\n"),
+    ("        return x @ self.weights.value + self.bias.value\n",
+     "        return x @ self.weights.value.permute(1, 0) + self.bias.value\n"),
+]

@@ -1,8 +1,13 @@
 """Bugs: every forward computes the wrong function. The backwards are the case's own (written with Tensor
-operations, they run through the buggy forwards), except where they do what the reference's do: Add, ReLU,
-LT and EQ extend the reference's classes with their forward only."""
+operations, they run through the buggy forwards), except where they do what the reference's do: Add extends
+the reference's class with its forward only, and EDITS change the forwards of ReLU, LT and EQ in the reference's."""
 
 EXPECT = None
+EDITS = [
+    ("        return t1.f.relu_map(t1)\n", "        return t1.f.id_map(t1)\n"),
+    ("        return a.f.lt_zip(a, b)\n", "        return a.f.lt_zip(b, a)\n"),
+    ("        return a.f.eq_zip(a, b)\n", "        return a.f.lt_zip(a, b)\n"),
+]
 
 
 def _shape_of(t):
@@ -63,13 +68,6 @@ class Sigmoid(Function):
         return grad_output * s * (-s + 1.0)
 
 
-class ReLU(ReLU):
-    @staticmethod
-    def forward(ctx, t1):
-        ctx.save_for_backward(t1)
-        return t1.f.id_map(t1)
-
-
 class Log(Function):
     @staticmethod
     def forward(ctx, t1):
@@ -105,20 +103,6 @@ class Sum(Function):
     def backward(ctx, grad_output):
         (shape,) = ctx.saved_tensors
         return grad_output.zeros(shape) + grad_output, 0.0
-
-
-class LT(LT):
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a.shape, b.shape)
-        return a.f.lt_zip(b, a)
-
-
-class EQ(EQ):
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.save_for_backward(a.shape, b.shape)
-        return a.f.lt_zip(a, b)
 
 
 class Permute(Function):
