@@ -210,34 +210,50 @@ def failures(result: ProblemResult) -> List[Tuple[str, Optional[str], str]]:
     return [(t.id, t.misconception, t.message[:200]) for t in result.tests if not t.passed]
 
 
+def verdict(result: ProblemResult) -> str:
+    """The verdict in a few lines (for a check that fails): score, names, every failed test."""
+    lines = [f"got {result.score:g} / {result.max_score:g}, named {result.misconceptions or 'nothing'}"
+             + (f", errors {result.errors}" if result.errors else "")]
+    lines += [f"  failed {t.id} [{t.misconception or '-'}]: {t.message[:160]}" for t in result.tests if not t.passed]
+    return "\n".join(lines)
+
+
 def check(case: Case, result: ProblemResult) -> None:
-    """Assert that `result` is what `case` says it must get."""
-    failed = failures(result)
-    assert result.fault is None, result.fault
-    assert bool(result.errors) == case.load_error, result.errors or "the case says its file cannot be loaded"
+    """Assert that `result` is what `case` says it must get; a failure names the case's file, what it says it must
+    get, and the verdict it got."""
+    where, got = case.student_file.relative_to(paths.ROOT), verdict(result)
+
+    def holds(condition: bool, expected: str) -> None:
+        assert condition, f"{where}: {expected}\n{got}"
+
+    holds(result.fault is None, f"graded without a grader fault (fault: {result.fault})")
+    holds(bool(result.errors) == case.load_error,
+          "a file that cannot be loaded (LOAD_ERROR)" if case.load_error else "a composed file that loads")
+    by_id = {t.id: t for t in result.tests}
+    pinned = set(case.passes) | set(case.fails) | set(case.messages) | set(case.tags)
+    holds(pinned <= set(by_id), f"tests that exist: {sorted(pinned - set(by_id))} are not tests of {case.problem.id}")
     named = set(result.misconceptions)
     if case.kind == "valid" and case.score is None and not case.fails:
-        assert not failed and result.score == result.max_score, failed
+        holds(result.score == result.max_score and all(t.passed for t in result.tests), "full marks (a valid case)")
     if case.kind == "buggy":
-        assert result.score < result.max_score, "a buggy case must lose points"
+        holds(result.score < result.max_score, "fewer points than full marks (a buggy case)")
     if case.labels is not None:
-        assert named == set(case.labels), (sorted(named), failed)
+        holds(named == set(case.labels), f"exactly these misconceptions named: {sorted(case.labels)}")
     elif case.expect is None:
-        assert named == set(), (sorted(named), failed)  # a slip with no misconception of its own: a name misleads
+        holds(named == set(), "no misconception named (EXPECT = None: a name that does not fit misleads)")
     elif case.expect is not _MISSING:
-        assert case.expect in named, (sorted(named), failed)
-        assert any(t.misconception == case.expect for t in result.tests), failed  # on the tests that show it
+        holds(case.expect in named, f"{case.expect!r} named")
+        holds(any(t.misconception == case.expect for t in result.tests), f"{case.expect!r} on the tests that show it")
     for test in result.tests:  # a label only on a failed test, and only one the case deserves
         if test.misconception is not None:
-            assert not test.passed, (test.id, test.misconception)
+            holds(not test.passed, f"no misconception on a passed test ({test.id} carries {test.misconception!r})")
             if case.labels is not None:
-                assert test.misconception in case.labels, (test.id, test.misconception, test.message)
-    by_id = {t.id: t for t in result.tests}
-    assert [i for i in sorted(case.passes) if not by_id[i].passed] == [], failed
-    assert [i for i in sorted(case.fails) if by_id[i].passed] == [], failed
+                holds(test.misconception in case.labels, f"no label but {sorted(case.labels)} ({test.id})")
+    holds(all(by_id[i].passed for i in case.passes), f"these tests passed: {sorted(case.passes)}")
+    holds(not any(by_id[i].passed for i in case.fails), f"these tests failed: {sorted(case.fails)}")
     if case.score is not None:
-        assert abs(result.score - case.score) < 1e-6, (result.score, failed)
+        holds(abs(result.score - case.score) < 1e-6, f"score {case.score:g}")
     for test_id, text in case.messages.items():
-        assert text in by_id[test_id].message, (test_id, by_id[test_id].message)
+        holds(text in by_id[test_id].message, f"{test_id}'s message containing {text!r}: {by_id[test_id].message!r}")
     for test_id, misconception in case.tags.items():
-        assert by_id[test_id].misconception == misconception, (test_id, by_id[test_id].misconception)
+        holds(by_id[test_id].misconception == misconception, f"{test_id} tagged {misconception!r}")

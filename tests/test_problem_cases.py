@@ -3,12 +3,13 @@ graded on their problem: valid ones written unlike the reference keep full marks
 lose points and are told their misconception (or none, when none fits). The suite lists nothing: a new
 problem's cases are found in its folder."""
 
+import dataclasses
 import re
 import shutil
 
 import pytest
 
-from cases import check, graded, problem_cases
+from cases import case_named, check, graded, problem_cases
 from conftest import ROOT
 from graders.spec import load_problems
 
@@ -29,6 +30,20 @@ def test_cases_are_found_in_every_problem_folder():
         on_disk = {p.stem if p.is_file() else p.name for kind in ("valid", "buggy") if (problem.folder / kind).is_dir()
                    for p in (problem.folder / kind).iterdir() if p.suffix == ".py" or p.is_dir()} - {"__pycache__"}
         assert on_disk == {c.name for c in by_problem[problem.id]}, problem.id
+
+
+def test_the_check_fails_on_a_verdict_the_case_does_not_deserve():
+    """The check itself can fail, naming the case's file and the verdict it got: a buggy case's result with another
+    name expected, with none expected, with a test it fails said to pass; and as if it were valid."""
+    case = case_named("autodiff/buggy/recursive")
+    result = graded(case)
+    check(case, result)
+    wrong = [dataclasses.replace(case, expect="not-topological"), dataclasses.replace(case, expect=None),
+             dataclasses.replace(case, passes=frozenset({"deep_chain_10000"})),
+             dataclasses.replace(case, kind="valid", labels=frozenset())]
+    for other in wrong:
+        with pytest.raises(AssertionError, match=r"problems/autodiff/buggy/recursive\.py: .*\ngot 35 / 40"):
+            check(other, result)
 
 
 def test_a_new_problems_cases_are_found_with_no_edit_outside_its_folder(tmp_path):
