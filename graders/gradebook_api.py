@@ -53,6 +53,10 @@ class PassCount:
     passed: int
     total: int
 
+    @property
+    def rate(self) -> float:
+        return self.passed / self.total if self.total else 0.0
+
 
 def problem_ids(book: Gradebook) -> List[str]:
     """Problem ids present in the gradebook, in the problems' declared order."""

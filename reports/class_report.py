@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from graders import gradebook_api
 from graders.gradebook import Gradebook
-from graders.gradebook_api import grades_csv
+from graders.gradebook_api import PassCount, grades_csv
 from graders.record import write_atomic
 from graders.similarity import load_summary
 
@@ -100,22 +100,6 @@ class ProblemStats:
 
 
 @dataclass
-class TestRate:
-    """How many submissions passed one hidden test."""
-
-    problem: str
-    test: str
-    title: str
-    kind: str
-    passed: int
-    total: int
-
-    @property
-    def rate(self) -> float:
-        return self.passed / self.total if self.total else 0.0
-
-
-@dataclass
 class MisconceptionLine:
     """One misconception: how many submissions show it, and a few of them."""
 
@@ -131,7 +115,7 @@ class ClassView:
 
     students: List[StudentLine]
     problems: List[ProblemStats]
-    tests: List[TestRate]
+    tests: List[PassCount]
     misconceptions: List[MisconceptionLine]
     #: grader versions that produced the records
     grader_versions: List[str]
@@ -211,10 +195,6 @@ def _problems(book: Gradebook) -> List[ProblemStats]:
     return [ProblemStats(p.id, p.title, p.max_score, p.scores) for p in gradebook_api.problems(book)]
 
 
-def _tests(book: Gradebook) -> List[TestRate]:
-    return [TestRate(t.problem, t.test, t.title, t.kind, t.passed, t.total) for t in gradebook_api.tests(book)]
-
-
 def _misconceptions(students: List[StudentLine]) -> List[MisconceptionLine]:
     by_id: Dict[str, List[StudentLine]] = {}
     for s in students:
@@ -228,7 +208,7 @@ def class_view(book: Gradebook, out_dir: Path) -> ClassView:
     """The class report's content, from the gradebook rows of `out_dir` (and its similarity.json, if any)."""
     students = _students(book, out_dir)
     return ClassView(
-        students=students, problems=_problems(book), tests=_tests(book),
+        students=students, problems=_problems(book), tests=gradebook_api.tests(book),
         misconceptions=_misconceptions(students), grader_versions=gradebook_api.grader_versions(book),
         generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), similarity=load_summary(out_dir),
     )

@@ -3,8 +3,8 @@ then misconceptions, the student table, and the per-test pass rates collapsed at
 
 from __future__ import annotations
 
+from graders.gradebook_api import PassCount
 from reports.class_report import LOWEST, ClassView, StudentLine, render_class
-from reports.class_report import TestRate as PassRate
 from reports.render import render_submission
 
 
@@ -13,7 +13,7 @@ def student(name, score, status="graded", error="", max_score=100.0):
 
 
 def view(students):
-    return ClassView(students=students, problems=[], tests=[PassRate("autodiff", "fan_out", "Fan-out", "hidden", 1, 2)],
+    return ClassView(students=students, problems=[], tests=[PassCount("autodiff", "fan_out", "Fan-out", "hidden", 1, 2)],
                      misconceptions=[], grader_versions=["x"], generated_at="now")
 
 
