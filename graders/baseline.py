@@ -153,10 +153,16 @@ def misconception_of(path: Path) -> str:
     raise GraderFault(f"{path}: a mutant must set MISCONCEPTION = '<id>'")
 
 
+def appended(reference: str, label: str, delta: str) -> str:
+    """A student file made of the reference's text with `delta`'s definitions appended after a `# ---- label ----`
+    line: later definitions override (an instructor mutant; the project's test cases, tests/cases.py)."""
+    return f"{reference}\n\n# ---- {label} ----\n{delta}"
+
+
 def mutant_source(problem: ProblemSpec, path: Path) -> Path:
     """A mutant is the reference file with the mutant's definitions appended (they override)."""
     reference = (paths.REFERENCE / problem.swap.file).read_text(encoding="utf-8")
-    composed = reference + "\n\n# ---- mutant: " + path.name + " ----\n" + path.read_text(encoding="utf-8")
+    composed = appended(reference, f"mutant: {path.name}", path.read_text(encoding="utf-8"))
     dest = cache_root() / "mutants" / problem.id / path.name
     dest.parent.mkdir(parents=True, exist_ok=True)
     if not dest.is_file() or dest.read_text(encoding="utf-8") != composed:

@@ -43,11 +43,13 @@ import os
 import pickle
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from graders import paths
+from graders.baseline import appended
 from graders.grade import GradeOptions, grade_submission
 from graders.offering import grading_offering
 from graders.results import ProblemResult
@@ -100,8 +102,7 @@ class Case:
             found = reference.count(old)
             assert found == 1, f"{self.path}: EDITS: {old[:60]!r} occurs {found} times in reference/{self.problem.swap.file}"
             reference = reference.replace(old, new)
-        delta = self.path.read_text(encoding="utf-8")
-        composed = f"{reference}\n\n# ---- case {self.id} ----\n{delta}"
+        composed = appended(reference, f"case {self.id}", self.path.read_text(encoding="utf-8"))
         return {self.problem.swap.file: composed.encode("utf-8")}
 
     def delta(self) -> str:
@@ -142,8 +143,8 @@ def _case(problem: ProblemSpec, kind: str, path: Path) -> Case:
     values = expectations(case.student_file)
     if kind == "buggy" and "EXPECT" not in values and "LABELS" not in values:
         raise AssertionError(f"{case.student_file}: a buggy case says what it must be told: EXPECT = ... or LABELS = [...]")
-    return Case(
-        problem, kind, path,
+    return replace(
+        case,
         expect=values.get("EXPECT", _MISSING),
         labels=frozenset(values["LABELS"]) if "LABELS" in values else (frozenset() if kind == "valid" else None),
         offering=values.get("OFFERING"),
@@ -157,8 +158,10 @@ def _case(problem: ProblemSpec, kind: str, path: Path) -> Case:
     )
 
 
-def problem_cases(kinds: Tuple[str, ...] = KINDS, root: Optional[Path] = None) -> List[Case]:
-    """Every case of every problem folder under `root` (default `problems/`), in folder order."""
+@cache
+def problem_cases(kinds: Tuple[str, ...] = KINDS, root: Optional[Path] = None) -> Tuple[Case, ...]:
+    """Every case of every problem folder under `root` (default `problems/`), in folder order (read once per
+    process: the hostile kit and the template's variants look cases up by name many times)."""
     found = []
     for problem in load_problems(root):
         for kind in kinds:
@@ -167,14 +170,14 @@ def problem_cases(kinds: Tuple[str, ...] = KINDS, root: Optional[Path] = None) -
             for path in entries:
                 if (path.is_file() and path.suffix == ".py") or (path.is_dir() and path.name != "__pycache__"):
                     found.append(_case(problem, kind, path))
-    return found
+    return tuple(found)
 
 
 def case_named(case_id: str) -> Case:
     """The case `<problem>/<kind>/<name>`."""
-    matches = [c for c in problem_cases() if c.id == case_id]
-    assert matches, f"no case {case_id}"
-    return matches[0]
+    by_id = {c.id: c for c in problem_cases()}
+    assert case_id in by_id, f"no case {case_id}"
+    return by_id[case_id]
 
 
 def _key(case: Case, offering: Optional[str]) -> str:
