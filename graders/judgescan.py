@@ -15,6 +15,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Dict, Mapping, Optional, Set
 
+from .intake import parse_python
+
 #: the builtin judges' module
 BUILTIN_SOURCE = Path(__file__).resolve().with_name("judge.py")
 #: options the grader itself gives every judge (a problem.toml cannot set them)
@@ -61,7 +63,7 @@ def _stamp(path: Path) -> tuple:
 def _scan(path: Path, mtime_ns: int, size: int) -> Dict[str, JudgeSource]:
     """The judges `path` defines (once per version of the file)."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = parse_python(path.read_text(encoding="utf-8"), filename=str(path))  # the grader's one AST lock
     except (SyntaxError, ValueError, UnicodeDecodeError) as exc:
         raise JudgesUnreadable(path, f"does not parse: {exc}") from None
     functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
