@@ -47,7 +47,7 @@ def grade_all(jobs, cases):
 # ------------------------------------------------- attacks that try to fake success
 
 
-FORGE_VARIANTS = ["loaded", "fault", "start", "deep_value", "bad_result", "done"]
+FORGE_VARIANTS = ["loaded", "fault", "start", "deep_value", "bad_result", "done", "orphan"]
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,7 @@ def faked(tmp_path_factory):
         "extras": (k.build(tmp / "extras", {NET: extras_user}, extras), ["network"], None),
     }
     for variant in FORGE_VARIANTS:
-        text = k.compose(ops_bugs, OPS, "forge_nonce", "call", forge=variant)
+        text = k.compose(ops_bugs, OPS, "forge_nonce", "import" if variant == "orphan" else "call", forge=variant)
         cases[f"forge_nonce:{variant}"] = (k.build(tmp / f"fn_{variant}", {OPS: text}), ["ops"], None)
     results = grade_all(2, cases)
     results["base:autodiff"] = k.grade(k.build(tmp / "base_ad", {AD: liar.replace("ATTACK = True", "ATTACK = False")}), ["autodiff"])
@@ -119,6 +119,13 @@ def test_forged_output_is_reported_as_ignored(faked):
     for name in ("forge_output:import", "forge_output:call"):
         notes = " ".join(k.problem(faked[name], "ops").notes)
         assert "ignored" in notes and "nonce" in notes, notes
+
+
+def test_a_mark_or_result_naming_no_probe_while_none_runs_is_ignored(faked):
+    """Sent with the run's nonce at import, before any probe started: a timing mark would have landed in the
+    next finished probe's marks, a result under no probe id; both are tampering, noted and dropped."""
+    notes = " ".join(k.problem(faked["forge_nonce:orphan"], "ops").notes)
+    assert "ignored: a malformed timing mark" in notes and "ignored: result for probe" in notes, notes
 
 
 def test_liar_values_change_nothing(faked):
