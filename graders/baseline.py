@@ -12,6 +12,7 @@ import os
 import shutil
 import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -173,13 +174,28 @@ def mutant_source(problem: ProblemSpec, path: Path) -> Path:
     return dest
 
 
+def mutant_run(problem: ProblemSpec, path: Path, seed: int = DEFAULT_SEED) -> Tuple[str, str, ChildRun]:
+    """(mutant name, misconception id, run) for one instructor mutant of the problem."""
+    run = _cached_run(problem, f"mutant-{path.stem}", seed, mutant_source(problem, path))
+    if run.load_error or run.fault:
+        raise GraderFault(f"mutant {path} of problem '{problem.id}' did not run: {run.load_error or run.fault}")
+    return path.stem, misconception_of(path), run
+
+
 def mutant_runs(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> List[Tuple[str, str, ChildRun]]:
     """(mutant name, misconception id, run) for every instructor mutant of the problem."""
-    runs = []
-    for path in mutant_files(problem):
-        source = mutant_source(problem, path)
-        run = _cached_run(problem, f"mutant-{path.stem}", seed, source)
-        if run.load_error or run.fault:
-            raise GraderFault(f"mutant {path} of problem '{problem.id}' did not run: {run.load_error or run.fault}")
-        runs.append((path.stem, misconception_of(path), run))
-    return runs
+    return [mutant_run(problem, path, seed) for path in mutant_files(problem)]
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def baseline_runs(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> Tuple[ChildRun, List[Tuple[str, str, ChildRun]]]:
+    """The reference's run and every mutant's (`reference_run`, `mutant_runs`), the missing ones built at once, one
+    child per core: a cold cache costs about the longest run per core, not the sum of all. A warm cache reads them."""
+    mutants = mutant_files(problem)
+    with ThreadPoolExecutor(max_workers=max(1, min(_cores(), len(mutants) + 1))) as pool:
+        reference = pool.submit(reference_run, problem, seed)
+        built = [pool.submit(mutant_run, problem, path, seed) for path in mutants]
+        return reference.result(), [future.result() for future in built]

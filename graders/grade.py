@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 from . import __version__, sandbox
 from .attribution import runs_to_judge
-from .baseline import child_config, child_faults, limits_for, mutant_runs, problem_hooks, reference_run
+from .baseline import baseline_runs, child_config, child_faults, limits_for, problem_hooks
 from .cache import forget_verified
 from .faults import ATTEMPTS, GraderFault, inject
 from .intake import StudentFile, Submission, open_submission
@@ -85,7 +85,7 @@ def _grade_once(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int
     if findings:  # a malformed problem folder: said once, naming the file, never judged
         raise GraderFault("the problem folder does not pass `autograde check-problems`:\n" + "\n".join(findings))
     inject("system-error", spec.id)
-    reference, mutants = reference_run(spec, seed), mutant_runs(spec, seed)  # the grader works before it judges
+    reference, mutants = baseline_runs(spec, seed)  # the grader works before it judges
     hooks = problem_hooks(spec)
     local = dict(getattr(hooks, "JUDGES", {})) if hooks else {}
 
