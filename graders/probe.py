@@ -75,6 +75,14 @@ def _limits(limits: Limits, strong: bool) -> List[str]:
     return args + ["--"]
 
 
+def probe_sources(folder: Path) -> Dict[str, str]:
+    """{"probes.py" or "probes/<name>.py": text}: the probes in `folder` (a problem's folder, or its copy that
+    holds only the probes) as the child receives them."""
+    found = {path.relative_to(folder).as_posix(): path for path in sorted(folder.rglob("*.py"))}
+    return {rel: path.read_text(encoding="utf-8") for rel, path in found.items()
+            if (rel == "probes.py" or rel.startswith("probes/")) and "__pycache__" not in rel}
+
+
 def _tail(path: Path) -> str:
     try:
         with open(path, "rb") as f:
@@ -161,20 +169,20 @@ class _Attempt:
     def _command_and_payload(self, workdir: Path, uid: Optional[int], write_fd: int):
         """The command line, the harness configuration and the environment (weak, unprivileged or strong)."""
         config = self.config
+        # the probes' text travels on stdin and is compiled before graded code runs: no probe file in the sandbox
         payload: Dict[str, Any] = {"fd": write_fd, "nonce": self.nonce, "probes": self.probes, "seed": config.seed,
-                                   "inject": list(config.inject)}
+                                   "inject": list(config.inject), "probe_sources": probe_sources(config.probes_dir)}
         if self.level == "weak":
             payload.update(
                 paths=[str(config.stack), str(config.child_dir), str(config.child_dir / "compat")],
                 workdir=str(workdir),
-                probes_dir=str(config.probes_dir),
                 inputs_dir=str(config.inputs_dir) if config.inputs_dir else None,
                 swap=config.swap,
             )
             command = _limits(self.limits, False) + [sys.executable, *sandbox.PYTHON_FLAGS,
                                                      str(config.child_dir / "harness.py")]
             return command, payload, sandbox.child_environment(str(workdir))
-        mapping = {"stack": config.stack, "child": config.child_dir, "probes": config.probes_dir}
+        mapping = {"stack": config.stack, "child": config.child_dir}
         if config.inputs_dir:
             mapping["inputs"] = config.inputs_dir
         swap = dict(config.swap) if config.swap else None
@@ -189,7 +197,6 @@ class _Attempt:
         payload.update(
             paths=[str(root / "stack"), str(root / "child"), str(root / "child" / "compat")] + extra,
             workdir="/work",
-            probes_dir=str(root / "probes"),
             inputs_dir=str(root / "inputs") if config.inputs_dir else None,
             swap=swap,
         )

@@ -17,6 +17,7 @@ import pytest
 from conftest import ROOT
 from graders.baseline import problem_hooks
 from graders.judge import same_outcome
+from graders.probe import probe_sources
 from graders.results import ProbeOutcome
 from graders.spec import load_problems
 
@@ -255,7 +256,7 @@ def child_side():
     import harness
     import minitorch
 
-    probes = harness.import_probes(str(ROOT / "problems" / "autodiff"))
+    probes = harness.import_probes(harness.compile_probes(probe_sources(ROOT / "problems" / "autodiff")))
     yield probes.graphs, minitorch
     for p in extra:
         sys.path.remove(p)

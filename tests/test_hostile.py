@@ -365,6 +365,21 @@ def test_disk_search_finds_no_solution_labels_judges_or_cache(tmp_path):
 
 
 @needs_strong
+def test_the_hidden_tests_source_cannot_be_read_by_graded_code(tmp_path):
+    """The probes are sent to the child as text on stdin and compiled before graded code runs: no probe file is
+    on the sandbox's disk and no source line is kept. An attack that walks the disk for probe registrations and
+    asks inspect/linecache for every probe module's source, and raises what it finds from topological_sort (into
+    the messages shown before the due date), finds nothing: full marks, and no line of the probes in any message."""
+    text = k.compose(k.source("reference", AD), AD, "probe_source_leak", when="call")
+    p = k.problem(k.grade(k.build(tmp_path / "attack", {AD: text}), ["autodiff"]), "autodiff")
+    probe_lines = {line.strip() for path in (k.ROOT / "problems" / "autodiff" / "probes").glob("*.py")
+                   for line in path.read_text(encoding="utf-8").splitlines() if len(line.strip()) >= 30}
+    shown = "\n".join(t.message for t in p.tests)
+    assert not [line for line in probe_lines if line in shown], k.text_of(p)
+    assert p.score == p.max_score, k.text_of(p)
+
+
+@needs_strong
 def test_no_relay_between_problems_or_submissions(tmp_path):
     """Each file leaves a marker in every writable place it knows and is right only if it finds one. Graded
     twice (two submissions, one after the other; inside each, ops runs before network): always the baseline."""
@@ -418,7 +433,8 @@ def test_grader_files_cache_and_gradebook_cannot_be_changed(tmp_path):
     result = k.grade(k.build(tmp_path / "attack", {NET: text}), ["network"], k.FAST)
     k.assert_normal(result, "network")
     cache_after = k.tree_digest(cache)
-    assert not [rel for rel, was in cache_before.items() if cache_after.get(rel) != was]
+    # work/ holds the run folders of gradings under way (other workers' too), each removed when its run ends
+    assert not [rel for rel, was in cache_before.items() if cache_after.get(rel) != was and "/work/" not in f"/{rel}"]
     assert gradebook.read_bytes() == book_before
     # the repository may be edited by people meanwhile: look for the attack's mark, not for any change
     assert not k.files_containing(tok, sources + [cache])

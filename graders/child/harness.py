@@ -22,6 +22,7 @@ packages the sandbox lacks (`datasets`, `embeddings`, `tqdm`) come from
 """
 
 import importlib
+import importlib.abc
 import importlib.util
 import json
 import math
@@ -430,29 +431,62 @@ def install_import_stand_ins(channel, student_file):
     sys.meta_path.append(_course_packages.MissingPackages(student_file))
 
 
-def import_probes(folder):
-    """The problem's probes as the module `probes`: the package `folder/probes/` (its helper modules import
-    as `probes.<name>` or relatively) or the module `folder/probes.py`.
+def compile_probes(sources):
+    """The problem's probes compiled from `sources` ({"probes.py" or "probes/<name>.py": text}, sent on stdin
+    with the configuration), before graded code runs: {module name: (code, is_package)}. The probes are never a
+    file in the sandbox, and their text is not kept, so graded code cannot read their source (their code objects,
+    which it can reach as it can reach anything in its process, hold no source lines)."""
+    codes = {}
+    for rel, text in sources.items():
+        parts = rel[:-len(".py")].split("/")
+        package = parts[-1] == "__init__"
+        name = ".".join(parts[:-1] if package else parts)
+        codes[name] = (compile(text, f"<{rel}>", "exec", dont_inherit=True), package)
+    if "probes" not in codes:
+        raise ImportError("no probes.py nor probes/__init__.py among the problem's probes")
+    return codes
+
+
+class ProbeModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds and loads the probes' modules from their compiled code (`compile_probes`): `probes` and, for a
+    package, its helper modules (`probes.<name>`, imported by name or relatively)."""
+
+    def __init__(self, codes):
+        self.codes = codes
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in self.codes:
+            return None
+        return importlib.util.spec_from_loader(name, self, is_package=self.codes[name][1])
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        exec(self.codes[module.__name__][0], module.__dict__)  # noqa: S102 - the grader's own probes
+
+
+def import_probes(codes):
+    """The problem's probes as the module `probes` (`codes`: `compile_probes`), with its helper modules.
 
     Graded code runs before this (it is imported first): whatever it put in the module table under these
     names (`sys.modules["probes.graphs"] = fake`) is dropped, so the probes import their own helpers."""
     for name in [n for n in sys.modules if n == "probes" or n.startswith("probes.")]:
         del sys.modules[name]
-    package = os.path.join(folder, "probes", "__init__.py")
-    if os.path.isfile(package):
-        spec = importlib.util.spec_from_file_location("probes", package,
-                                                      submodule_search_locations=[os.path.dirname(package)])
-    else:
-        spec = importlib.util.spec_from_file_location("probes", os.path.join(folder, "probes.py"))
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load the probes of {folder}", path=folder)
-    probes = importlib.util.module_from_spec(spec)
-    sys.modules["probes"] = probes
-    spec.loader.exec_module(probes)
+    finder = ProbeModules(codes)
+    sys.meta_path.insert(0, finder)
+    try:
+        spec = finder.find_spec("probes")
+        probes = importlib.util.module_from_spec(spec)
+        sys.modules["probes"] = probes
+        finder.exec_module(probes)
+    finally:
+        if finder in sys.meta_path:
+            sys.meta_path.remove(finder)
     return probes
 
 
-def run(config, channel):
+def run(config, channel, probe_codes):
     sys.path[:0] = config["paths"]
     swap = config.get("swap")
     student_file = swap["student_file"] if swap else None
@@ -484,7 +518,7 @@ def run(config, channel):
     probekit.connect(channel, config.get("ack_fd"))
     if "probes-import" in injected:  # tests only (graders.faults)
         raise ImportError("injected fault 'probes-import': the problem's probes cannot be imported")
-    probes = import_probes(config["probes_dir"])
+    probes = import_probes(probe_codes)
     seals.extend(Seal(module) for name, module in sorted(sys.modules.items())
                  if name == "probes" or name.startswith("probes."))
     # a copy taken before any probe runs: graded code that swaps entries of the module's registry (reachable
@@ -539,7 +573,7 @@ def main():
     sys.stdin.close()
     channel = Channel(config["fd"], config.pop("nonce"))
     try:
-        run(config, channel)
+        run(config, channel, compile_probes(config.pop("probe_sources")))
     except BaseException as exc:
         channel.emit("fault", error=describe_error(exc, None), traceback=traceback.format_exc()[-4000:])
     channel.emit("done")
