@@ -11,7 +11,7 @@ Checks (issue 3):
 4. plausible wrong answers (tests/files/public_bugs/, and buggy cases or
    instructor mutants of the problems where one is the same program) fail the public tests
    with the explanatory message, and other correct answers
-   (tests/files/public_valid/) pass them;
+   (tests/files/public_valid/, and valid cases of the problems) pass them;
 5. the plugin's `--problem-summary` table (and JSON, Markdown) count right.
 
 Everything runs on copies of student_template/ in tmp_path, in child
@@ -331,9 +331,9 @@ BUGS = [
 ]
 
 VALID = [
-    Variant("autodiff", "public_valid/autodiff/kahn.py", {}),
+    Variant("autodiff", "autodiff/valid/kahn", {}),
     Variant("ops", "public_valid/ops/tensor_level_backwards.py", {}),
-    Variant("network", "public_valid/network/other_init.py", {}),
+    Variant("network", "network/valid/alternative", {}),
     Variant("training", "public_valid/training/other_loop.py", {}),
 ]
 
