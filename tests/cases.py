@@ -12,6 +12,11 @@ so with `EDITS = [("<text of the reference>", "<its replacement>"), ...]`: each 
 in the reference's file, and is replaced there before the rest of the delta is appended. A change to the given
 code then reaches every case, and an edit that no longer applies fails naming the case.
 
+A delta that is another case of the same problem with one thing changed (a buggy case that is a valid one with
+its backward pass broken) says so with `BASE = "<kind>/<name>"`: it is composed from that case's composed file
+instead of the reference's (its EDITS apply to that text, its definitions are appended after it), so the code
+the two share is written once. Only the code comes from the base: what the case must get is its own.
+
 What the case must get is written in it as module-level literals, read without running it (in a whole
 submission: in its copy of the problem's student file):
 
@@ -23,6 +28,7 @@ submission: in its copy of the problem's student file):
     MESSAGES = {"<test id>": "<text>"}            text that test's message must contain
     TAGS = {"<test id>": "<misconception id>"}    the misconception that test must carry
     EDITS = [(old, new), ...]  text replacements in the reference's file (above)
+    BASE = "<kind>/<name>"     the delta case whose composed file this one is appended to (above), not inherited
     LOAD_ERROR = True          the case is about a file that cannot be loaded (else loading must succeed:
                                a delta that breaks the composed file would lose points for the wrong reason)
 
@@ -57,7 +63,8 @@ from graders.spec import ProblemSpec, load_problems
 from graders.version import grader_version
 
 KINDS = ("valid", "buggy")
-FIELDS = ("EXPECT", "LABELS", "OFFERING", "PASSES", "FAILS", "SCORE", "MESSAGES", "TAGS", "LOAD_ERROR", "EDITS")
+FIELDS = ("EXPECT", "LABELS", "OFFERING", "PASSES", "FAILS", "SCORE", "MESSAGES", "TAGS", "LOAD_ERROR", "EDITS",
+          "BASE")
 _MISSING = object()
 
 
@@ -78,6 +85,7 @@ class Case:
     tags: Dict[str, str] = field(default_factory=dict)
     load_error: bool = False
     edits: Tuple[Tuple[str, str], ...] = ()
+    base: Optional[str] = None
 
     @property
     def name(self) -> str:
@@ -97,22 +105,35 @@ class Case:
         if self.path.is_dir():
             return {p.relative_to(self.path).as_posix(): p.read_bytes()
                     for p in sorted(self.path.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
-        reference = (paths.REFERENCE / self.problem.swap.file).read_text(encoding="utf-8")
+        return {self.problem.swap.file: self.composed().encode("utf-8")}
+
+    def composed(self, seen: Tuple[str, ...] = ()) -> str:
+        """A delta case's student file: its base's text (the reference's file, or with BASE that case's composed
+        file) with its EDITS applied and its own definitions appended."""
+        if self.base is None:
+            where = f"reference/{self.problem.swap.file}"
+            text = (paths.REFERENCE / self.problem.swap.file).read_text(encoding="utf-8")
+        else:
+            kind, _, name = self.base.partition("/")
+            path = self.problem.folder / kind / f"{name}.py"
+            assert kind in KINDS and path.is_file(), f"{self.path}: BASE: no delta case {self.base!r} of {self.problem.id}"
+            assert self.id not in seen, f"{self.path}: BASE: a cycle: {' -> '.join(seen + (self.id,))}"
+            text, where = _case(self.problem, kind, path).composed(seen + (self.id,)), f"case {self.base}"
         for old, new in self.edits:
-            found = reference.count(old)
-            assert found == 1, f"{self.path}: EDITS: {old[:60]!r} occurs {found} times in reference/{self.problem.swap.file}"
-            reference = reference.replace(old, new)
-        composed = appended(reference, f"case {self.id}", self.path.read_text(encoding="utf-8"))
-        return {self.problem.swap.file: composed.encode("utf-8")}
+            found = text.count(old)
+            assert found == 1, f"{self.path}: EDITS: {old[:60]!r} occurs {found} times in {where}"
+            text = text.replace(old, new)
+        return appended(text, f"case {self.id}", self.path.read_text(encoding="utf-8"))
 
     def delta(self) -> str:
         """A delta case as text to append to a file that already holds the reference's (several cases in one
-        file): its own file, or with EDITS the top-level statements of its composed file the reference lacks."""
+        file): its own file, or with EDITS or a BASE the top-level statements of its composed file the reference
+        lacks."""
         assert self.path.is_file(), f"{self.id} is a whole submission, not a delta"
-        if not self.edits:
+        if not self.edits and self.base is None:
             return self.path.read_text(encoding="utf-8")
         reference = (paths.REFERENCE / self.problem.swap.file).read_text(encoding="utf-8")
-        composed = self.files()[self.problem.swap.file].decode("utf-8")
+        composed = self.composed()
         lines = composed.splitlines(keepends=True)
         parts = []
         for node in ast.parse(composed).body:
@@ -155,6 +176,7 @@ def _case(problem: ProblemSpec, kind: str, path: Path) -> Case:
         tags=dict(values.get("TAGS", {})),
         load_error=bool(values.get("LOAD_ERROR", False)),
         edits=tuple((str(old), str(new)) for old, new in values.get("EDITS", ())),
+        base=values.get("BASE"),
     )
 
 

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from cases import case_named, check, graded, problem_cases
+from cases import _case, case_named, check, graded, problem_cases
 from conftest import ROOT
 from graders.spec import load_problems
 
@@ -63,6 +63,25 @@ def test_a_new_problems_cases_are_found_with_no_edit_outside_its_folder(tmp_path
     assert ours == forward | {"dual_numbers/buggy/new_slip"}
     assert found["dual_numbers/buggy/new_slip"].fails == frozenset({"product_rule"})
     assert found["dual_numbers/buggy/new_slip"].expect is None
+
+
+def test_a_case_over_a_base_is_the_base_with_its_own_definitions_after_it(tmp_path):
+    """BASE = "<kind>/<name>": the case's file is its base's composed file (the base's code, not its expectations)
+    with the case's EDITS and definitions after it; a base that is no case of the problem, or bases that come back
+    to the case, fail naming the case's file."""
+    case = case_named("autodiff/buggy/course_overwrite")
+    composed = case.files()["minitorch/autodiff.py"].decode("utf-8")
+    assert case.base == "valid/course_postorder" and case.score is None and case.labels == {"no-fanout-accumulation"}
+    assert composed.startswith(case_named("autodiff/valid/course_postorder").composed() + "\n\n# ---- case autodiff/buggy/")
+    assert "def backpropagate" in case.delta() and "def topological_sort" in case.delta()  # the base's, to append
+    problem = dataclasses.replace(case.problem, folder=tmp_path)
+    (tmp_path / "buggy").mkdir()
+    for name, base in (("orphan", "valid/nowhere"), ("a", "buggy/b"), ("b", "buggy/a")):
+        (tmp_path / "buggy" / f"{name}.py").write_text(f'EXPECT = None\nBASE = "{base}"\n', encoding="utf-8")
+    for name, message in (("orphan", r"buggy/orphan\.py: BASE: no delta case 'valid/nowhere' of autodiff"),
+                          ("a", r"buggy/a\.py: BASE: a cycle: autodiff/buggy/a -> autodiff/buggy/b -> autodiff/buggy/a")):
+        with pytest.raises(AssertionError, match=message):
+            _case(problem, "buggy", tmp_path / "buggy" / f"{name}.py").files()
 
 
 @pytest.mark.parametrize("problem", [p.id for p in load_problems()])

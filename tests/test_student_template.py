@@ -8,10 +8,10 @@ Checks (issue 3):
    NotImplementedError naming its problem, and passes them all once the
    reference's three student files are dropped in;
 3. `pytest -m <problem>` selects exactly that problem's tests;
-4. plausible wrong answers (tests/files/public_bugs/, and buggy cases of the
-   problems where one is the same program) fail the public tests
+4. plausible wrong answers (tests/files/public_bugs/, and buggy cases or
+   instructor mutants of the problems where one is the same program) fail the public tests
    with the explanatory message, and other correct answers
-   (tests/files/public_valid/) pass them;
+   (tests/files/public_valid/, and valid cases of the problems) pass them;
 5. the plugin's `--problem-summary` table (and JSON, Markdown) count right.
 
 Everything runs on copies of student_template/ in tmp_path, in child
@@ -265,8 +265,9 @@ def test_each_marker_selects_exactly_its_problem(tmp_path):
 
 @dataclass(frozen=True)
 class Variant:
-    """A snippet appended to the reference's version of one student file: a file under tests/files/, or a
-    problem's case `<problem>/<kind>/<name>` (its delta, tests/cases.py) where one is the same program."""
+    """A snippet appended to the reference's version of one student file: a file under tests/files/, or where one
+    is the same program a problem's case `<problem>/<kind>/<name>` (its delta, tests/cases.py) or instructor
+    mutant `<problem>/mutants/<name>.py` (appended to the reference like a delta)."""
 
     problem: str
     snippet: str
@@ -278,6 +279,8 @@ class Variant:
         return f"{self.problem}-{Path(self.snippet).stem}"
 
     def text(self) -> str:
+        if "/mutants/" in self.snippet:
+            return (PROBLEMS_DIR / self.snippet).read_text(encoding="utf-8")
         if self.snippet.endswith(".py"):
             return (FILES / self.snippet).read_text(encoding="utf-8")
         return case_named(self.snippet).delta()
@@ -288,7 +291,7 @@ BUGS = [
         "test_slides_example": ["∂f/∂x₁ = 1.0", "reverse topological order"],
         "test_topological_order_on_scalars": ["before its parents"],
         "test_topological_order_on_a_dag": ["before its parents"]}),
-    Variant("autodiff", "public_bugs/autodiff/overwrite_fanout.py", {
+    Variant("autodiff", "autodiff/mutants/overwrite_fanout.py", {
         "test_slides_example": ["367.03", "two users", "sum"],
         "test_fan_out_sums_adjoints": ["expected 12.0", "fan-out"]}),
     Variant("autodiff", "autodiff/buggy/recursive", {
@@ -299,11 +302,11 @@ BUGS = [
         "test_constants_are_skipped": ["is_constant()"],
         "test_topological_order_on_a_dag": ["is_constant()"],
         "test_slides_example": ["is_constant()"]}),
-    Variant("ops", "public_bugs/ops/sigmoid_derivative_of_input.py", {
+    Variant("ops", "ops/mutants/sigmoid_derivative_of_input.py", {
         "test_backward[sigmoid]": ["σ(x)(1 − σ(x))", "use the output σ(x)"]}),
-    Variant("ops", "public_bugs/ops/permute_not_inverted.py", {
+    Variant("ops", "ops/mutants/permute_not_inverted.py", {
         "test_backward[permute]": ["INVERSE order"]}),
-    Variant("ops", "public_bugs/ops/matmul_not_transposed.py", {
+    Variant("ops", "ops/mutants/matmul_not_transposed.py", {
         "test_backward[matmul]": ["Ā = C̄·Bᵀ", "transpose"]}),
     Variant("ops", "public_bugs/ops/mul_same_input.py", {
         "test_backward[mul]": ["product rule", "OTHER input"]}),
@@ -328,9 +331,9 @@ BUGS = [
 ]
 
 VALID = [
-    Variant("autodiff", "public_valid/autodiff/kahn.py", {}),
+    Variant("autodiff", "autodiff/valid/kahn", {}),
     Variant("ops", "public_valid/ops/tensor_level_backwards.py", {}),
-    Variant("network", "public_valid/network/other_init.py", {}),
+    Variant("network", "network/valid/alternative", {}),
     Variant("training", "public_valid/training/other_loop.py", {}),
 ]
 

@@ -1,35 +1,12 @@
-"""Bug: `topological_sort` is right, but `backpropagate` does not use it: it walks the graph with a stack and
-processes each node when it is first reached (first-touch order), so a node can pass its adjoint on before
-all of its users have contributed. Contributions that arrive are summed (`+`). Only `not-topological`
-applies, not `no-fanout-accumulation`."""
+"""Bug: `topological_sort` is right (its BASE's, the valid post-order search), but `backpropagate` does not use
+it: it walks the graph with a stack and processes each node when it is first reached (first-touch order), so a
+node can pass its adjoint on before all of its users have contributed. Contributions that arrive are summed
+(`+`). Only `not-topological` applies, not `no-fanout-accumulation`."""
 
+BASE = "valid/course_postorder"
 LABELS = ["not-topological"]
 PASSES = ["topological_order_random", "topological_order_scalars"]
 FAILS = ["work_on_diamonds", "work_on_framework", "time_doubling", "fan_out"]
-
-from collections import deque
-
-
-def topological_sort(variable: Variable) -> Iterable[Variable]:
-    # BEGIN ASSIGN2_1
-    if variable.is_constant():
-        return []
-    order: deque = deque()
-    visited = {variable.unique_id}
-    stack = [(variable, iter(()) if variable.is_leaf() else iter(variable.parents))]
-    while stack:
-        node, pending = stack[-1]
-        for parent in pending:
-            if parent.is_constant() or parent.unique_id in visited:
-                continue
-            visited.add(parent.unique_id)
-            stack.append((parent, iter(()) if parent.is_leaf() else iter(parent.parents)))
-            break
-        else:
-            stack.pop()
-            order.appendleft(node)
-    return list(order)
-    # END ASSIGN2_1
 
 
 def backpropagate(variable: Variable, deriv: Any) -> None:

@@ -1,9 +1,12 @@
-"""Bug: the post-order depth-first search is returned as it is, inputs first and the output LAST (never
-reversed). `backpropagate` is right for a right order and uses `deriv`; it skips nodes that have no adjoint
-yet, so with this order no leaf ever receives a derivative. Only `order-not-reversed` applies,
-never `seed-derivative-ignored` (it uses `deriv`): the order tests name it and say "output first", even
-though the backward pass fails too."""
+"""Bug: the post-order depth-first search (its BASE's, the valid one) is returned as it is, inputs first and the
+output LAST: each finished node is appended at the end instead of at the front (never reversed).
+`backpropagate` is right for a right order and uses `deriv`; it skips nodes that have no adjoint yet, so with
+this order no leaf ever receives a derivative. Only `order-not-reversed` applies, never
+`seed-derivative-ignored` (it uses `deriv`): the order tests name it and say "output first", even though the
+backward pass fails too."""
 
+BASE = "valid/course_postorder"
+EDITS = [("order.appendleft(node)", "order.append(node)")]
 LABELS = ["order-not-reversed"]
 FAILS = [
     "topological_order_random",
@@ -25,28 +28,6 @@ TAGS = {
     "topological_order_random": "order-not-reversed",
     "topological_order_scalars": "order-not-reversed",
 }
-
-
-def topological_sort(variable: Variable) -> Iterable[Variable]:
-    # BEGIN ASSIGN2_1
-    if variable.is_constant():
-        return []
-    order: List[Variable] = []
-    visited = {variable.unique_id}
-    stack = [(variable, iter(()) if variable.is_leaf() else iter(variable.parents))]
-    while stack:
-        node, pending = stack[-1]
-        for parent in pending:
-            if parent.is_constant() or parent.unique_id in visited:
-                continue
-            visited.add(parent.unique_id)
-            stack.append((parent, iter(()) if parent.is_leaf() else iter(parent.parents)))
-            break
-        else:
-            stack.pop()
-            order.append(node)
-    return order
-    # END ASSIGN2_1
 
 
 def backpropagate(variable: Variable, deriv: Any) -> None:

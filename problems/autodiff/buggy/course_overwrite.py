@@ -1,33 +1,10 @@
-"""Bug: a right reverse topological order, but a parent's adjoint is assigned (`=`) instead of summed over
-its users. Only `no-fanout-accumulation` applies."""
+"""Bug: a right reverse topological order (the `topological_sort` of its BASE, the valid post-order search), but a
+parent's adjoint is assigned (`=`) instead of summed over its users. Only `no-fanout-accumulation` applies."""
 
+BASE = "valid/course_postorder"
 LABELS = ["no-fanout-accumulation"]
 PASSES = ["topological_order_random", "topological_order_scalars"]
 FAILS = ["fan_out"]
-
-from collections import deque
-
-
-def topological_sort(variable: Variable) -> Iterable[Variable]:
-    # BEGIN ASSIGN2_1
-    if variable.is_constant():
-        return []
-    order: deque = deque()
-    visited = {variable.unique_id}
-    stack = [(variable, iter(()) if variable.is_leaf() else iter(variable.parents))]
-    while stack:
-        node, pending = stack[-1]
-        for parent in pending:
-            if parent.is_constant() or parent.unique_id in visited:
-                continue
-            visited.add(parent.unique_id)
-            stack.append((parent, iter(()) if parent.is_leaf() else iter(parent.parents)))
-            break
-        else:
-            stack.pop()
-            order.appendleft(node)
-    return list(order)
-    # END ASSIGN2_1
 
 
 def backpropagate(variable: Variable, deriv: Any) -> None:

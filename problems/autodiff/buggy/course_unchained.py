@@ -1,8 +1,10 @@
-"""Bug: a right order, linear time, but each parent receives the node's own adjoint instead of the
-chain-rule contribution that `chain_rule` returns (the local derivative is dropped). Derivatives are wrong
-almost everywhere, so neither linear time nor linear work earns points; no misconception of the catalogue
-applies. The complexity tests' messages say why they earn nothing: wrong derivatives."""
+"""Bug: a right order (the `topological_sort` of its BASE, the valid post-order search), linear time, but each
+parent receives the node's own adjoint instead of the chain-rule contribution that `chain_rule` returns (the
+local derivative is dropped). Derivatives are wrong almost everywhere, so neither linear time nor linear work
+earns points; no misconception of the catalogue applies. The complexity tests' messages say why they earn
+nothing: wrong derivatives."""
 
+BASE = "valid/course_postorder"
 LABELS = []
 PASSES = [
     "topological_order_random",
@@ -13,30 +15,6 @@ PASSES = [
 ]
 FAILS = ["work_on_diamonds", "work_on_framework", "time_doubling", "fan_out"]
 MESSAGES = {"time_doubling": "wrong derivatives", "work_on_diamonds": "wrong derivatives"}
-
-from collections import deque
-
-
-def topological_sort(variable: Variable) -> Iterable[Variable]:
-    # BEGIN ASSIGN2_1
-    if variable.is_constant():
-        return []
-    order: deque = deque()
-    visited = {variable.unique_id}
-    stack = [(variable, iter(()) if variable.is_leaf() else iter(variable.parents))]
-    while stack:
-        node, pending = stack[-1]
-        for parent in pending:
-            if parent.is_constant() or parent.unique_id in visited:
-                continue
-            visited.add(parent.unique_id)
-            stack.append((parent, iter(()) if parent.is_leaf() else iter(parent.parents)))
-            break
-        else:
-            stack.pop()
-            order.appendleft(node)
-    return list(order)
-    # END ASSIGN2_1
 
 
 def backpropagate(variable: Variable, deriv: Any) -> None:

@@ -1,23 +1,7 @@
-"""Bug: a recursive DFS that raises the recursion limit to survive deep graphs."""
+"""Bug: a recursive DFS (its BASE's) that raises the recursion limit to survive deep graphs."""
 
+BASE = "buggy/recursive"
+EDITS = [("def topological_sort(variable):\n", "def topological_sort(variable):\n    sys.setrecursionlimit(100000)\n")]
 EXPECT = "recursion-limit"
 
 import sys
-
-
-def topological_sort(variable):
-    sys.setrecursionlimit(100000)
-    seen = set()
-    post = []
-
-    def dfs(v):
-        if v.is_constant() or v.unique_id in seen:
-            return
-        seen.add(v.unique_id)
-        if not v.is_leaf():
-            for p in v.parents:
-                dfs(p)
-        post.append(v)
-
-    dfs(variable)
-    return post[::-1]
