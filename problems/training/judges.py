@@ -230,6 +230,10 @@ def heldout_accuracy(student, reference, options) -> Verdict:
                f"{run.get('learning_rate')}")
     message = f"held-out accuracy {acc:.1%} (target {target:.0%}; the reference loop reaches {ref_acc:.1%}{how})"
     message += _log_note(curve["log_calls"], run.get("epochs"))
+    if value.get("set_outside_steps") is True:
+        message += (f"; after training, the network's parameters were not values an optimizer step produced "
+                    f"({value.get('steps')} steps were taken): they were measured as the loop's last step left "
+                    "them (accuracy is credited to the parameters your loop trains, not to values set otherwise)")
     if fraction < 1.0:
         message += ": check that every step takes one batch, computes the loss, calls backward and steps the optimizer"
     return Verdict(fraction, message, figure=figure)

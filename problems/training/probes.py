@@ -430,6 +430,56 @@ def loop_optimizer(X, y):
     return "SGD" if stepped and all(issubclass(cls, optim.SGD) for cls in stepped) else "Adam"
 
 
+class SteppedParameters:
+    """The parameter values the loop's optimizer steps produced, for the held-out run: the values after each
+    step (and the initial ones) are remembered by digest, the latest in full. After training, parameters that
+    no step produced (set from outside: a closed-form fit, another model's weights) are put back to what the
+    last step produced, so the held-out accuracy is that of the loop's own training; parameters that an earlier
+    step produced (early stopping that restores its best epoch) are kept."""
+
+    def __init__(self, model):
+        self.model = model
+        self.count = 0
+        self.digests = {self._digest(self._arrays())}
+        self.latest = self._arrays()
+        self._steps = {cls: cls.__dict__["step"] for cls in (optim.SGD, optim.Adam) if "step" in cls.__dict__}
+
+    def _arrays(self):
+        return [np.array(p.value.to_numpy(), dtype=np.float64) for p in self.model.parameters()]
+
+    @staticmethod
+    def _digest(arrays):
+        return tuple(hash(a.tobytes()) for a in arrays)
+
+    def _wrapped(self, original):
+        def step(optimizer, *args, **kwargs):
+            result = original(optimizer, *args, **kwargs)
+            self.count += 1
+            self.latest = self._arrays()
+            self.digests.add(self._digest(self.latest))
+            return result
+
+        return step
+
+    def __enter__(self):
+        for cls, original in self._steps.items():
+            cls.step = self._wrapped(original)
+        return self
+
+    def __exit__(self, *exc):
+        for cls, original in self._steps.items():
+            cls.step = original
+        return False
+
+    def restore_if_not_stepped(self):
+        """True (and the last step's values put back) when the parameters now are none a step produced."""
+        if self._digest(self._arrays()) in self.digests:
+            return False
+        for parameter, values in zip(self.model.parameters(), self.latest):
+            parameter.update(minitorch.tensor(values.tolist()))
+        return True
+
+
 @probe("accuracy")
 def accuracy(inputs_dir):
     """Train the reference Network (default sizes) on the whole training split; held-out probabilities.
@@ -438,6 +488,7 @@ def accuracy(inputs_dir):
     third such batch of an epoch and reported as `whole_set` (no probabilities).
     Its validation data are the last 100 training examples, with their labels (a loop
     may stop early on its validation accuracy); the held-out labels never enter the child.
+    The probabilities are those of the parameters the loop's optimizer steps produced (SteppedParameters).
     """
     X, y, X_held = load(inputs_dir)
     optimizer = loop_optimizer(X, y)
@@ -452,16 +503,19 @@ def accuracy(inputs_dir):
         model.epoch_end()
         losses.add(float(train_loss))
 
-    try:
-        trainer.train((as_lists(X), as_lists(y)), learning_rate=learning_rate, batch_size=32, max_epochs=epochs,
-                      data_val=(as_lists(X[-100:]), as_lists(y[-100:])), log_fn=log_fn)
-    except WholeSetEveryBatch:
-        pass
+    with SteppedParameters(model) as stepped:
+        try:
+            trainer.train((as_lists(X), as_lists(y)), learning_rate=learning_rate, batch_size=32,
+                          max_epochs=epochs, data_val=(as_lists(X[-100:]), as_lists(y[-100:])), log_fn=log_fn)
+        except WholeSetEveryBatch:
+            pass
     if model.tripped is not None:
         return {"whole_set": model.tripped}
+    set_outside = stepped.restore_if_not_stepped()
     model.eval()
     probs = model.forward(minitorch.tensor(X_held)).to_numpy()
     points = losses.points()
     return {"probabilities": as_lists(probs.reshape(-1)), "losses": [v for _, v in points],
             "loss_calls": [n for n, _ in points], "log_calls": losses.count,
-            "run": {"optimizer": optimizer, "learning_rate": learning_rate, "epochs": epochs}}
+            "run": {"optimizer": optimizer, "learning_rate": learning_rate, "epochs": epochs},
+            "steps": stepped.count, "set_outside_steps": set_outside}
