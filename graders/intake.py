@@ -27,6 +27,8 @@ from typing import Callable, Deque, Dict, Iterable, Iterator, List, Optional, Tu
 
 from .safetext import one_line
 
+#: what intake says of a file `compile` gives up on without a SyntaxError (too deep, too big for memory)
+CANNOT_COMPILE = "cannot be compiled"
 #: Largest student source file accepted.
 MAX_FILE_BYTES = 2 * 1024 * 1024
 #: Most entries looked at in an archive or folder (entries inside IGNORED_DIRS are not counted).
@@ -357,7 +359,7 @@ def check_source(data: bytes, display: str) -> Tuple[Optional[str], Optional[int
     except SyntaxError as exc:
         return None, exc.lineno, f"{display}:{exc.lineno}: {type(exc).__name__}: {exc.msg}"
     except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
-        return None, None, f"{display}: cannot be compiled ({type(exc).__name__}: {exc})"
+        return None, None, f"{display}: {CANNOT_COMPILE} ({type(exc).__name__}: {exc})"
     return text, None, None
 
 

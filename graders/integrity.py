@@ -86,6 +86,9 @@ INTROSPECTION = frozenset({
     # (`sys.modules['gc'].get_objects()`: the module reached without `import gc`)
     "currentframe", "getouterframes", "getinnerframes", "get_objects", "get_referrers", "get_referents",
 })
+#: the functions of listed modules (`gc`, `inspect`) named above: under their module's own listed import, not again
+INTROSPECTION_FUNCTIONS = frozenset({"currentframe", "getouterframes", "getinnerframes", "get_objects",
+                                     "get_referrers", "get_referents"})
 #: listed as an attribute read, not as a method call (`sys.modules`, but `self.modules()` of a minitorch Module)
 READ_ONLY_LISTED = frozenset({"modules"})
 #: listed as an attribute only (`os.sys`), never as a name (`import sys` is everywhere)
@@ -341,10 +344,17 @@ def _attribute_constructs(node: ast.Attribute, aliases: dict) -> Iterable[tuple]
         yield f"{owner}.{node.attr}", reason
     elif node.attr == "__dict__" and module in INTERPRETER_MODULES and not _subscripted(node):
         yield f"{owner}.__dict__ (the namespace of {module})", PROCESS
+    elif module and owner_module(module) in MODULES and node.attr in INTROSPECTION_FUNCTIONS:
+        return  # `gc.get_objects` of an `import gc` already listed: the import says it
     elif _name_reason(node.attr):
         yield f".{node.attr}", _name_reason(node.attr)
     elif (node.attr in READ_ONLY_LISTED and not _called(node)) or node.attr in ATTRIBUTE_ONLY:
         yield f".{node.attr}", PROCESS
+
+
+def owner_module(module: str) -> str:
+    """The top-level module of a dotted name (`os.path` -> `os`)."""
+    return module.partition(".")[0]
 
 
 def _namespace(node: ast.AST) -> bool:
