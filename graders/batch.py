@@ -541,6 +541,9 @@ def summary_text(run: BatchRun) -> str:
     if run.similarity is not None:
         lines.append(f"similarity: {run.similarity.flagged_count} pair(s) of {run.similarity.pairs} at or above "
                      f"{run.similarity.threshold:g} (see {run.out_dir / 'similarity.html'})")
+        if run.similarity.uncompared:
+            lines.append(f"similarity: {len(run.similarity.uncompared)} submission(s) could not be compared "
+                         f"(listed in index.html)")
     lines.extend(f"warning: {w}" for w in run.warnings)
     out = run.out_dir
     lines.append(f"wrote {out / 'index.html'}, {out / 'grades.csv'}, {out / GRADEBOOK}")

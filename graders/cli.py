@@ -194,6 +194,8 @@ def similarity_cmd(submissions_dir: Path, out_dir: Path, bases: tuple, threshold
         click.echo(f"  ... and {len(flagged) - 10} more (see similarity.html)")
     if result.notes:
         click.echo(f"skipped {len(result.notes)} file(s) or entries (listed in similarity.html)")
+    for item in result.uncompared[:10]:
+        click.echo(f"  could not be compared: {one_line(item.name)} ({one_line(item.reason)})")
     click.echo(f"wrote {one_line(str(out_dir / 'similarity.html'))} and {one_line(str(out_dir / 'similarity.csv'))}")
 
 

@@ -17,15 +17,18 @@ import ast
 import hashlib
 import os
 import stat
+import sys
 import threading
 import zipfile
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Deque, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Callable, Deque, Dict, Iterable, Iterator, List, Optional, Tuple, TypeVar
 
 from .safetext import one_line
 
+#: what intake says of a file `compile` gives up on without a SyntaxError (too deep, too big for memory)
+CANNOT_COMPILE = "cannot be compiled"
 #: Largest student source file accepted.
 MAX_FILE_BYTES = 2 * 1024 * 1024
 #: Most entries looked at in an archive or folder (entries inside IGNORED_DIRS are not counted).
@@ -277,12 +280,69 @@ def _locate(wanted: str, entries: List[_Entry]) -> Tuple[Optional[_Entry], Optio
 #: CPython 3.11's AST conversion is not thread-safe ("AST constructor recursion depth mismatch"
 #: when several threads parse at once): every parse in the grader goes through this lock.
 _AST_LOCK = threading.Lock()
+#: A file nested deeper than the calling thread allows (a line of 3,000 unary minus signs: the parser's C
+#: recursion is bounded by the recursion limit times 3, counted from the caller's own depth) is parsed again
+#: in a thread of its own with this much stack and this recursion limit (about 60,000 levels of nesting,
+#: twenty times what `compile` accepts at Python's default limit, far inside the stack: measured, < 1 KiB a level).
+DEEP_STACK_BYTES = 256 * 1024 * 1024
+DEEP_RECURSION_LIMIT = 20_000
+#: one deep call at a time (the recursion limit is the process's)
+_DEEP_LOCK = threading.Lock()
+_T = TypeVar("_T")
+
+
+def _in_thread(fn: Callable[..., _T], *args: object) -> _T:
+    """`fn(*args)` in a new thread (at depth zero), its exception raised here."""
+    outcome: Dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = fn(*args)
+        except BaseException as exc:  # handed to the caller
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="syntax-tree", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["value"]  # type: ignore[return-value]
+
+
+def run_deep(fn: Callable[..., _T], *args: object) -> _T:
+    """`fn(*args)` in a new thread with DEEP_STACK_BYTES of stack and the recursion limit raised to
+    DEEP_RECURSION_LIMIT (restored after); its exception is raised here. Only for the grader's own
+    syntax-tree work (the parent runs no student code)."""
+    with _DEEP_LOCK:
+        limit = sys.getrecursionlimit()
+        previous = threading.stack_size(DEEP_STACK_BYTES)
+        try:
+            sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
+            return _in_thread(fn, *args)
+        finally:
+            threading.stack_size(previous)
+            sys.setrecursionlimit(limit)
 
 
 def parse_python(text: str, filename: str = "<unknown>") -> ast.Module:
-    """ast.parse, serialised across threads."""
+    """ast.parse, serialised across threads. A file nested too deeply for the caller's stack is parsed
+    again in a deep thread (`run_deep`); RecursionError or MemoryError only when that fails too."""
     with _AST_LOCK:
-        return ast.parse(text, filename=filename)
+        try:
+            return ast.parse(text, filename=filename)
+        except RecursionError:
+            pass
+        return run_deep(ast.parse, text, filename)
+
+
+def compile_python(text: str, filename: str) -> None:
+    """Raise what `compile` raises on `text` at Python's own recursion limit, counted from depth zero
+    (so intake's verdict does not depend on where it is called from)."""
+    with _AST_LOCK:
+        try:
+            compile(text, filename, "exec", dont_inherit=True)
+        except RecursionError:
+            _in_thread(compile, text, filename, "exec", 0, True)
 
 
 def check_source(data: bytes, display: str) -> Tuple[Optional[str], Optional[int], Optional[str]]:
@@ -295,12 +355,11 @@ def check_source(data: bytes, display: str) -> Tuple[Optional[str], Optional[int
         line = data[: exc.start].count(b"\n") + 1
         return None, line, f"{display}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); save the file as UTF-8"
     try:
-        with _AST_LOCK:
-            compile(text, display, "exec", dont_inherit=True)
+        compile_python(text, display)
     except SyntaxError as exc:
         return None, exc.lineno, f"{display}:{exc.lineno}: {type(exc).__name__}: {exc.msg}"
     except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
-        return None, None, f"{display}: cannot be compiled ({type(exc).__name__}: {exc})"
+        return None, None, f"{display}: {CANNOT_COMPILE} ({type(exc).__name__}: {exc})"
     return text, None, None
 
 

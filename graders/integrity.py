@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
-from .intake import parse_python
+from .intake import compile_python, parse_python, run_deep
 
 #: why each group of constructs is listed (shown to the student and to TAs)
 PROCESS = "reaches into the grader's process (objects, frames or modules it did not create)"
@@ -33,6 +33,7 @@ SYSTEM = "uses raw operating-system handles (file descriptors, processes, signal
 DYNAMIC = "runs or looks up code built at run time"
 GRADER = "names the grader's own modules or the process's own files"
 FILES = "reads or writes a file at a path computed at run time (the process's memory and descriptors are files)"
+UNANALYSED = "the screen could not check this file: a TA should read it"
 
 #: modules whose import alone is listed
 MODULES = {
@@ -62,6 +63,8 @@ ATTRIBUTES = {
     ("operator", "attrgetter"): DYNAMIC, ("operator", "methodcaller"): DYNAMIC,
     ("io", "open"): SYSTEM, ("io", "FileIO"): SYSTEM, ("io", "open_code"): SYSTEM,
 }
+#: the attribute names of ATTRIBUTES (a string built at run time that spells one is listed)
+LISTED_ATTRIBUTE_NAMES = frozenset(attr for _, attr in ATTRIBUTES)
 #: modules whose star import hands over the listed attributes under bare names
 STAR_LISTED = {"os": SYSTEM, "sys": PROCESS, "posix": SYSTEM, "nt": SYSTEM, "io": SYSTEM, "gc": PROCESS,
                "inspect": PROCESS, "ctypes": PROCESS, "traceback": PROCESS, "builtins": DYNAMIC}
@@ -79,7 +82,13 @@ INTROSPECTION = frozenset({
     # (`import sys as s; s.modules`, `os.sys`)
     "_getframe", "_current_frames", "settrace", "setprofile", "meta_path", "path_hooks", "excepthook",
     "last_traceback", "walk_stack", "walk_tb", "f_lineno", "f_trace",
+    # frames by other roads (`logging.currentframe()`, `inspect.getouterframes`) and the collector's object graph
+    # (`sys.modules['gc'].get_objects()`: the module reached without `import gc`)
+    "currentframe", "getouterframes", "getinnerframes", "get_objects", "get_referrers", "get_referents",
 })
+#: the functions of listed modules (`gc`, `inspect`) named above: under their module's own listed import, not again
+INTROSPECTION_FUNCTIONS = frozenset({"currentframe", "getouterframes", "getinnerframes", "get_objects",
+                                     "get_referrers", "get_referents"})
 #: listed as an attribute read, not as a method call (`sys.modules`, but `self.modules()` of a minitorch Module)
 READ_ONLY_LISTED = frozenset({"modules"})
 #: listed as an attribute only (`os.sys`), never as a name (`import sys` is everywhere)
@@ -97,6 +106,17 @@ ORDINARY_DUNDERS = frozenset(f"__{n}__" for n in """
 
 #: built-in functions that run or import code given as data
 DYNAMIC_CALLS = frozenset({"exec", "eval", "compile", "__import__"})
+#: built-ins that look an attribute or a name up by a string: listed when the string is not a literal, and
+#: wherever the function is used other than called directly (`g = getattr`, `partial(getattr, sys)`,
+#: `getattr.__call__`): an alias hides the name it will look up
+LOOKUPS = frozenset({"getattr", "setattr", "delattr", "vars", "globals", "locals"})
+#: methods of a namespace (`vars(m)`, `m.__dict__`, `globals()`) that look a name up, like a subscript
+NAMESPACE_METHODS = frozenset({"get", "pop", "setdefault", "__getitem__"})
+#: modules whose whole namespace (`vars(sys)`, `sys.__dict__`) holds the interpreter's module table and frames
+INTERPRETER_MODULES = frozenset({"sys", "builtins", "gc", "inspect", "_thread", "threading", "traceback"})
+#: str methods folded on literal strings (`'MODULES'.lower()` is the string 'modules')
+STR_METHODS = frozenset({"lower", "upper", "casefold", "swapcase", "title", "capitalize", "strip", "lstrip",
+                         "rstrip", "replace", "removeprefix", "removesuffix", "format", "join"})
 #: methods opening, reading or writing a file (pathlib, numpy, codecs), listed unless the path is a plain literal
 FILE_METHODS = frozenset({"read_bytes", "write_bytes", "read_text", "write_text", "fromfile", "tofile", "memmap",
                           "open"})
@@ -123,13 +143,56 @@ class Finding:
 
 
 def screen_file(path: Path, shown_as: str) -> List[Finding]:
-    """The findings of one staged file (nothing when it cannot be read or parsed: intake reports that)."""
+    """The findings of one staged file. A file intake refuses (missing, not UTF-8, a syntax error, binary) is
+    never graded and is intake's to report: nothing. A file the screen cannot read or analyse in full is
+    itself a finding (UNANALYSED): the screen fails closed, never silently."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-        tree = parse_python(text, filename=shown_as)  # one parse at a time in the whole grader (intake)
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError, SystemError):
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
         return []
-    return screen_tree(tree, shown_as)
+    except OSError as exc:
+        return [_unanalysed(shown_as, f"could not be read ({exc.strerror or type(exc).__name__})")]
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return []
+    if "\x00" in text:
+        return []
+    try:
+        return _screen_text(text, shown_as)
+    except SyntaxError:
+        why = _why_intake_refuses(text, shown_as)
+        return [] if why is None else [_unanalysed(shown_as, why)]
+    except RecursionError:
+        return [_unanalysed(shown_as, "could not be analysed: nesting too deep for the screen")]
+    except MemoryError:
+        return [_unanalysed(shown_as, "could not be analysed: too large for the screen's memory")]
+    except Exception as exc:  # fail closed: whatever stops the screen lists the file
+        return [_unanalysed(shown_as, f"could not be analysed ({type(exc).__name__})")]
+
+
+def _screen_text(text: str, shown_as: str) -> List[Finding]:
+    tree = parse_python(text, filename=shown_as)  # one parse at a time in the whole grader; deep files too
+    try:
+        return screen_tree(tree, shown_as)
+    except RecursionError:  # a deep expression in a recursive helper (ast.unparse): again with a deep stack
+        return run_deep(screen_tree, tree, shown_as)
+
+
+def _why_intake_refuses(text: str, shown_as: str) -> Optional[str]:
+    """None when `compile` refuses `text` with a SyntaxError too (intake never stages it); else why the
+    screen gives up on a file the interpreter would run."""
+    try:
+        compile_python(text, shown_as)
+    except SyntaxError:
+        return None
+    except Exception as exc:
+        return f"could not be analysed ({type(exc).__name__} where the parser raised SyntaxError)"
+    return "could not be analysed: the screen's parser refuses a file the interpreter compiles"
+
+
+def _unanalysed(shown_as: str, why: str) -> Finding:
+    return Finding(shown_as, 0, why, UNANALYSED)
 
 
 def screen_tree(tree: ast.AST, shown_as: str) -> List[Finding]:
@@ -217,16 +280,17 @@ def _constructs(node: ast.AST, aliases: dict) -> Iterable[tuple]:
     elif isinstance(node, ast.Name):
         if node.id in DYNAMIC_CALLS:  # called or not: `run = exec` hides the call
             yield node.id, DYNAMIC
+        elif node.id in LOOKUPS and not _called_directly(node):
+            yield f"{node.id} (not called directly: an alias hides the name it looks up)", DYNAMIC
         elif _name_reason(node.id):
             yield node.id, _name_reason(node.id)
     elif isinstance(node, ast.Call):
-        yield from _call_constructs(node)
+        yield from _call_constructs(node, aliases)
+        text = _folded(node)  # `'MODULES'.lower()`
+        if text is not None:
+            yield from _computed_string_constructs(text)
     elif isinstance(node, ast.Subscript) and _namespace(node.value):
-        key = _folded(node.slice)
-        if key is None:
-            yield "a namespace looked up by a computed name", DYNAMIC
-        elif key in READ_ONLY_LISTED or key in ATTRIBUTE_ONLY or _name_reason(key):
-            yield f"a namespace looked up for {key[:40]!r}", _name_reason(key) or PROCESS
+        yield from _namespace_lookup(node.value, node.slice, aliases)
     elif isinstance(node, ast.MatchClass):  # `case object(modules=m)` reads attributes
         for attr in node.kwd_attrs:
             reason = _name_reason(attr) or (PROCESS if attr in READ_ONLY_LISTED else None)
@@ -236,6 +300,40 @@ def _constructs(node: ast.AST, aliases: dict) -> Iterable[tuple]:
         text = _folded(node)
         if text is not None:
             yield from _string_constructs(text)
+            if not isinstance(node, (ast.Constant, ast.JoinedStr)):  # `f"x"` is a literal too
+                yield from _computed_string_constructs(text)
+
+
+def _namespace_lookup(namespace: ast.AST, key_node: Optional[ast.AST], aliases: dict) -> Iterable[tuple]:
+    """`vars(m)[key]`, `m.__dict__.get(key)`: a lookup by name, listed like `getattr` (and like `m.key`)."""
+    key = _folded(key_node) if key_node is not None else None
+    if key is None:
+        yield "a namespace looked up by a computed name", DYNAMIC
+        return
+    owner = _namespace_owner(namespace)
+    module = aliases.get(owner, owner) if owner else None
+    reason = _attribute_reason(module, key) if module else None
+    if key in READ_ONLY_LISTED or key in ATTRIBUTE_ONLY or _name_reason(key) or reason:
+        yield f"a namespace looked up for {key[:40]!r}", _name_reason(key) or reason or PROCESS
+
+
+def _namespace_owner(node: ast.AST) -> Optional[str]:
+    """`m` of `vars(m)` or `m.__dict__` (None for `globals()` and anything else)."""
+    if isinstance(node, ast.Attribute):
+        return node.value.id if isinstance(node.value, ast.Name) else None
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
+        return node.args[0].id
+    return None
+
+
+def _computed_string_constructs(text: str) -> Iterable[tuple]:
+    """A string *built* at run time from literals that names a listed module, attribute or grader name
+    (`'MODULES'.lower()`, `'_channel'.upper()`, `'cg'[::-1]`): no valid solution spells a name that way."""
+    name = text.strip()
+    if name in READ_ONLY_LISTED or name in ATTRIBUTE_ONLY or name in MODULES or name in LISTED_ATTRIBUTE_NAMES:
+        yield f"the string {name[:40]!r} built at run time", PROCESS
+    elif name.upper() in GRADER_NAMES or name in GRADER_NAMES:
+        yield f"the string {name[:40]!r} built at run time", GRADER
 
 
 def _attribute_constructs(node: ast.Attribute, aliases: dict) -> Iterable[tuple]:
@@ -244,10 +342,19 @@ def _attribute_constructs(node: ast.Attribute, aliases: dict) -> Iterable[tuple]
     reason = _attribute_reason(module, node.attr) if module else None
     if reason:
         yield f"{owner}.{node.attr}", reason
+    elif node.attr == "__dict__" and module in INTERPRETER_MODULES and not _subscripted(node):
+        yield f"{owner}.__dict__ (the namespace of {module})", PROCESS
+    elif module and owner_module(module) in MODULES and node.attr in INTROSPECTION_FUNCTIONS:
+        return  # `gc.get_objects` of an `import gc` already listed: the import says it
     elif _name_reason(node.attr):
         yield f".{node.attr}", _name_reason(node.attr)
     elif (node.attr in READ_ONLY_LISTED and not _called(node)) or node.attr in ATTRIBUTE_ONLY:
         yield f".{node.attr}", PROCESS
+
+
+def owner_module(module: str) -> str:
+    """The top-level module of a dotted name (`os.path` -> `os`)."""
+    return module.partition(".")[0]
 
 
 def _namespace(node: ast.AST) -> bool:
@@ -261,6 +368,20 @@ def _namespace(node: ast.AST) -> bool:
 def _called(node: ast.Attribute) -> bool:
     parent = getattr(node, "_screen_parent", None)
     return isinstance(parent, ast.Call) and parent.func is node
+
+
+def _called_directly(node: ast.Name) -> bool:
+    """`getattr(...)` itself (not `g = getattr`, `partial(getattr, x)`, `getattr.__call__(...)`)."""
+    parent = getattr(node, "_screen_parent", None)
+    return isinstance(parent, ast.Call) and parent.func is node
+
+
+def _subscripted(node: ast.AST) -> bool:
+    """`node[key]` or `node.get(key)`...: a lookup the namespace rules judge by its key."""
+    parent = getattr(node, "_screen_parent", None)
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        return True
+    return isinstance(parent, ast.Attribute) and parent.attr in NAMESPACE_METHODS
 
 
 def _name_reason(name: str) -> Optional[str]:
@@ -293,17 +414,69 @@ def _folded(node: ast.AST) -> Optional[str]:
         parts = [_folded(v) for v in node.values]
         known = [p for p in parts if p is not None]
         return "".join(known) if len(known) == len(parts) else None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):  # `'seludom'[::-1]`
+        return _sliced(_folded(node.value), node.slice)
+    if isinstance(node, ast.Call) and not node.keywords:
+        return _folded_call(node)
     return None
 
 
-def _call_constructs(node: ast.Call) -> Iterable[tuple]:
+def _sliced(text: Optional[str], part: ast.Slice) -> Optional[str]:
+    bounds: List[Optional[int]] = []
+    for value in (part.lower, part.upper, part.step):
+        if value is None:
+            bounds.append(None)
+        elif isinstance(value, ast.Constant) and _int_like(value):
+            bounds.append(int(value.value))  # type: ignore[arg-type]
+        elif isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) and _int_like(value.operand):
+            bounds.append(-int(value.operand.value))  # type: ignore[attr-defined]
+        else:
+            return None
+    if text is None or bounds[2] == 0:
+        return None
+    return text[slice(*bounds)]
+
+
+def _folded_call(node: ast.Call) -> Optional[str]:
+    """`'X'.lower()`, `''.join(['mod', 'ules'])`, `'{}{}'.format('a', 'b')`, `chr(103)`: literals only."""
+    if isinstance(node.func, ast.Name) and node.func.id == "chr" and len(node.args) == 1 and _int_like(node.args[0]):
+        code = node.args[0].value  # type: ignore[attr-defined]
+        return chr(code) if 0 <= code < 0x110000 else None
+    if not (isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS):
+        return None
+    owner = _folded(node.func.value)
+    if owner is None or len(owner) > 200:
+        return None
+    if node.func.attr == "join" and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple)):
+        parts = [_folded(e) for e in node.args[0].elts]
+        return owner.join(p for p in parts if p is not None) if None not in parts else None
+    args = [_folded(a) for a in node.args]
+    if None in args or node.func.attr == "join":
+        return None
+    try:
+        return str(getattr(owner, node.func.attr)(*args))
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
+
+
+def _call_constructs(node: ast.Call, aliases: dict) -> Iterable[tuple]:
     name = node.func.id if isinstance(node.func, ast.Name) else None
-    if name in ("getattr", "setattr", "delattr", "hasattr") and len(node.args) >= 2:
+    spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+    if name in ("getattr", "setattr", "delattr") and (spread or len(node.args) < 2):
+        yield f"{name}(<arguments built at run time>)", DYNAMIC
+    elif name in ("getattr", "setattr", "delattr", "hasattr") and len(node.args) >= 2:
         attr = _folded(node.args[1])
         if attr is None:
             yield f"{name}(..., <computed name>)", DYNAMIC
         elif _name_reason(attr) or attr in READ_ONLY_LISTED:
             yield f"{name}(..., {attr[:40]!r})", PROCESS
+        elif isinstance(node.args[0], ast.Name) and _attribute_reason(aliases.get(node.args[0].id), attr):
+            yield f"{name}({node.args[0].id}, {attr[:40]!r})", _attribute_reason(aliases.get(node.args[0].id), attr)
+    elif name == "vars" and node.args and isinstance(node.args[0], ast.Name) \
+            and aliases.get(node.args[0].id) in INTERPRETER_MODULES and not _subscripted(node):
+        yield f"vars({node.args[0].id}) (the namespace of {aliases[node.args[0].id]})", PROCESS
+    elif isinstance(node.func, ast.Attribute) and node.func.attr in NAMESPACE_METHODS and _namespace(node.func.value):
+        yield from _namespace_lookup(node.func.value, node.args[0] if node.args else None, aliases)
     elif name == "open" and node.args and _int_like(node.args[0]):
         yield "open(<file descriptor>)", SYSTEM
     elif name == "open" and node.args and not _literal(node.args[0]):
@@ -350,9 +523,13 @@ def summarise(findings: List[Finding]) -> List[str]:
         lines.setdefault(f.line)
     summary = []
     for (file, reason), (constructs, lines) in groups.items():
-        shown_lines = ", ".join(str(n) for n in list(lines)[:SHOWN]) + (", ..." if len(lines) > SHOWN else "")
         shown = ", ".join(list(constructs)[:SHOWN]) + (", ..." if len(constructs) > SHOWN else "")
-        word = "line" if len(lines) == 1 else "lines"
+        numbered = [n for n in lines if n]  # line 0: the whole file (the screen could not analyse it)
+        if not numbered:
+            summary.append(f"{file}: {reason} ({shown})")
+            continue
+        shown_lines = ", ".join(str(n) for n in numbered[:SHOWN]) + (", ..." if len(numbered) > SHOWN else "")
+        word = "line" if len(numbered) == 1 else "lines"
         summary.append(f"{file}, {word} {shown_lines}: {reason} ({shown})")
     return summary
 

@@ -153,6 +153,11 @@ class ClassView:
         return list(self.similarity.flagged[:ATTENTION_PAIRS]) if self.similarity else []
 
     @property
+    def uncompared(self) -> List[Any]:
+        """Submissions the similarity screening could not compare (listed, never passed as sharing nothing)."""
+        return list(self.similarity.uncompared[:ATTENTION_PAIRS]) if self.similarity else []
+
+    @property
     def for_review(self) -> List[StudentLine]:
         """Submissions whose files use what no solution needs and could reach the grader's measurements."""
         return [s for s in self.students if s.review]

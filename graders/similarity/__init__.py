@@ -52,8 +52,8 @@ from .collect import class_entries, contract_files, given_code, read_student
 from .fingerprints import all_kgrams
 from .index import Caches, Document, PairScore, Settings, build_document, score_class
 
-__all__ = ["ClassSimilarity", "Settings", "SimilaritySummary", "screen_class", "similarity_csv", "summary",
-           "summary_json", "load_summary", "remove_outputs", "OUTPUT_FILES"]
+__all__ = ["ClassSimilarity", "Settings", "SimilaritySummary", "Uncompared", "screen_class", "similarity_csv",
+           "summary", "summary_json", "load_summary", "remove_outputs", "OUTPUT_FILES"]
 
 CSV_NAME = "similarity.csv"
 HTML_NAME = "similarity.html"
@@ -88,6 +88,11 @@ class ClassSimilarity:
         """Pairs at or above the attention threshold."""
         return [p for p in self.pairs if p.score >= self.settings.threshold]
 
+    @property
+    def uncompared(self) -> List[Uncompared]:
+        """Submissions with a file (or all of them) the screening could not compare: listed for attention."""
+        return [Uncompared(d.name, "; ".join(d.uncompared)) for d in self.documents if d.uncompared]
+
 
 def excluded_kgrams(sources: dict, settings: Settings, notes: List[str]) -> Set[int]:
     """Every k-gram of the given code (files that do not parse are skipped with a note)."""
@@ -107,7 +112,8 @@ def fingerprint_entry(entry: Entry, wanted: Sequence[str], workspace: Path, sett
     try:
         return build_document(read_student(entry, wanted, workspace), settings, excluded, caches)
     except Exception as exc:  # a hostile archive or file must not stop the class's screening
-        return Document(entry.name, notes=[one_line(f"{entry.name}: not read ({type(exc).__name__}: {exc})")])
+        why = one_line(f"not read ({type(exc).__name__}: {exc})")
+        return Document(entry.name, notes=[one_line(f"{entry.name}: {why}")], uncompared=[why])
 
 
 def screen_class(submissions_dir: Path, out_dir: Optional[Path] = None, bases: Sequence[Path] = (),
@@ -154,6 +160,14 @@ def similarity_csv(result: ClassSimilarity) -> str:
 
 
 @dataclass(frozen=True)
+class Uncompared:
+    """A submission screening could not compare in full ("could not be compared"), and why."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class FlaggedPair:
     """A pair at or above the threshold, as the class report lists it."""
 
@@ -178,6 +192,8 @@ class SimilaritySummary:
     flagged_count: int
     flagged: List[FlaggedPair]
     notes: int
+    #: submissions that could not be compared (at most SUMMARY_PAIRS; listed for attention)
+    uncompared: List[Uncompared] = field(default_factory=list)
 
 
 def pair_anchor(rank: int) -> str:
@@ -194,6 +210,7 @@ def summary(result: ClassSimilarity, detailed: int) -> SimilaritySummary:
         flagged=[FlaggedPair(rank, p.a, p.b, p.score, p.file,
                              pair_anchor(rank) if rank <= detailed and p.shared else "")
                  for rank, p in enumerate(flagged[:SUMMARY_PAIRS], start=1)],
+        uncompared=result.uncompared[:SUMMARY_PAIRS],
     )
 
 
@@ -201,6 +218,7 @@ def summary_json(value: SimilaritySummary) -> str:
     """similarity.json's text (`load_summary` reads it back)."""
     doc = dict(value.__dict__)
     doc["flagged"] = [dict(f.__dict__) for f in value.flagged]
+    doc["uncompared"] = [dict(u.__dict__) for u in value.uncompared]
     return json.dumps(doc, indent=1)
 
 
@@ -212,8 +230,10 @@ def load_summary(out_dir: Path) -> Optional[SimilaritySummary]:
         doc = json.loads((out_dir / JSON_NAME).read_text(encoding="utf-8"))
         flagged = [FlaggedPair(int(f["rank"]), str(f["a"]), str(f["b"]), float(f["score"]), str(f["file"]),
                                str(f["anchor"])) for f in doc["flagged"]]
+        uncompared = [Uncompared(str(u["name"]), str(u["reason"])) for u in doc.get("uncompared", [])]
         return SimilaritySummary(str(doc["generated_at"]), float(doc["threshold"]), int(doc["submissions"]),
-                                 int(doc["pairs"]), int(doc["flagged_count"]), flagged, int(doc["notes"]))
+                                 int(doc["pairs"]), int(doc["flagged_count"]), flagged, int(doc["notes"]),
+                                 uncompared)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

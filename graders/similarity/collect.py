@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import paths
-from ..intake import IGNORED_DIRS, MAX_FILE_BYTES, check_source, open_submission
+from ..intake import CANNOT_COMPILE, IGNORED_DIRS, MAX_FILE_BYTES, check_source, open_submission
 from ..offering import Offering, offering_problems
 from ..safetext import one_line
 from ..spec import load_problems
@@ -40,6 +40,9 @@ class StudentCode:
     sources: Dict[str, str] = field(default_factory=dict)
     #: why a file (or the whole submission) was skipped, one line each
     notes: List[str] = field(default_factory=list)
+    #: files graded as they are that screening cannot compare (`compile` gave up on them without a
+    #: SyntaxError: too deep or too big), one line each: listed for attention, never passed silently
+    uncompared: List[str] = field(default_factory=list)
 
 
 @dataclass
@@ -79,6 +82,8 @@ def read_student(entry: Entry, wanted: Sequence[str], workspace: Path) -> Studen
         if record.staged is None:
             if not submission.errors:  # the submission-level error already says why
                 code.notes.append(_file_note(entry.name, record.error or f"{path} was not read"))
+            if record.error and CANNOT_COMPILE in record.error:
+                code.uncompared.append(one_line(f"{path}: {record.error}"))
             continue
         try:
             code.sources[path] = record.staged.read_text(encoding="utf-8")

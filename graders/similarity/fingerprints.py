@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Collection, Dict, List, Optional, Sequence, Tuple, Type
 
 from ..intake import parse_python
+from .normalise import normalise
 
 #: Node types never emitted: load/store context markers carry nothing the statement does not say, and
 #: `pass` does nothing (a body that was only a docstring often becomes `pass` in a copy).
@@ -184,9 +185,21 @@ def split_units(body: Sequence[ast.stmt], file: str, prefix: str = "",
     return out
 
 
+def _statement_key(stmt: ast.stmt) -> tuple:
+    """A statement's normalised tokens: the canonical order of independent statements sorts by them."""
+    return tuple(tokens_of([stmt])[0])
+
+
+def parse_normalised(text: str, file: str) -> Tuple[ast.Module, tuple]:
+    """The file's syntax tree with what does not change behaviour taken out (`normalise`), and what the
+    file decided for all its units (part of a unit's cache key)."""
+    tree = parse_python(text, file)
+    return tree, normalise(tree, _statement_key)
+
+
 def units_of(text: str, file: str) -> List[Tuple[Unit, List[int], List[int]]]:
     """(unit, token ids, token lines) of every unit of a Python file that has tokens."""
-    tree = parse_python(text, file)
+    tree, _ = parse_normalised(text, file)
     found = []
     for unit, roots in split_units(tree.body, file):
         tokens, lines = tokens_of(roots)
@@ -259,7 +272,7 @@ def all_kgrams(text: str, file: str, k: int) -> set:
 def fingerprint_file(text: str, file: str, k: int, w: int, excluded: Collection[int] = (),
                      cache: Optional[UnitCache] = None) -> FilePrints:
     """The units of one student file that have fingerprints, and their fingerprints."""
-    tree = parse_python(text, file)
+    tree, context = parse_normalised(text, file)
     source = source_lines(text)
     cache = {} if cache is None else cache
     units: List[Unit] = []
@@ -268,7 +281,7 @@ def fingerprint_file(text: str, file: str, k: int, w: int, excluded: Collection[
         if not unit.spans:
             continue
         first = unit.first_line
-        key = _source_key(unit, source)
+        key = (context, _source_key(unit, source))
         relative = cache.get(key)
         if relative is None:
             tokens, lines = tokens_of(roots)

@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Collection, Dict, List, Optional, Sequence, Set, Tuple
 
+from ..safetext import one_line
 from .collect import StudentCode
 from .fingerprints import FilePrints, Unit, UnitCache, fingerprint_file, source_lines
 
@@ -67,6 +68,9 @@ class Document:
     #: contract path -> source lines, for the files that have fingerprints (the side-by-side view)
     lines: Dict[str, List[str]] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
+    #: files (or the whole submission) screening could not compare, one line each: the class report lists
+    #: the submission for attention ("could not be compared"), it is never passed as sharing nothing
+    uncompared: List[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -109,13 +113,18 @@ class Caches:
 def build_document(code: StudentCode, settings: Settings, excluded: Collection[int],
                    caches: Optional[Caches] = None) -> Document:
     """Fingerprint every readable file of `code` (see the module docstring)."""
-    document = Document(code.name, notes=list(code.notes))
+    document = Document(code.name, notes=list(code.notes), uncompared=list(code.uncompared))
     caches = caches or Caches()
     for path, text in code.sources.items():
         key = (path, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
         found = caches.files.get(key)
         if found is None:
-            found = caches.files[key] = fingerprint_file(text, path, settings.k, settings.w, excluded, caches.units)
+            try:
+                found = fingerprint_file(text, path, settings.k, settings.w, excluded, caches.units)
+            except Exception as exc:  # fail closed: the file is listed, the submission's other files still count
+                document.uncompared.append(one_line(f"{path}: {uncompared_reason(exc)}"))
+                continue
+            caches.files[key] = found
         if not found.prints:
             continue
         offset = len(document.units)
@@ -124,6 +133,15 @@ def build_document(code: StudentCode, settings: Settings, excluded: Collection[i
         for fp in found.prints:
             document.prints.setdefault(fp.hash, []).append((offset + fp.unit, fp.first_line, fp.last_line))
     return document
+
+
+def uncompared_reason(exc: BaseException) -> str:
+    """Why a file could not be fingerprinted, in a TA's words."""
+    if isinstance(exc, RecursionError):
+        return "nesting too deep for the screening"
+    if isinstance(exc, MemoryError):
+        return "too large for the screening's memory"
+    return f"the screening's parser failed ({type(exc).__name__}: {exc})"
 
 
 def common_prints(documents: Sequence[Document], settings: Settings) -> Set[int]:
