@@ -325,6 +325,13 @@ def digits_accuracy(student, reference, options) -> Verdict:
         return Verdict(0.0, predictions, figure=figure)
     acc = float(np.mean(predictions == labels))
     figure["accuracy"] = acc
+    steps = value.get("steps") if isinstance(value.get("steps"), dict) else {}
+    if isinstance(steps.get("off"), int) and steps["off"] > 0:
+        return Verdict(0.0, f"test accuracy {acc:.1%} not credited: on {steps['off']} of {steps.get('count')} "
+                            f"training steps (the first: step {steps.get('first_off')}) sgd_step did not return "
+                            "params - lr * grads of the gradients your backward gave for that batch, so the "
+                            "parameters were not trained by your backward and step (see the sgd_step test)",
+                       figure=figure)
     fraction = 1.0 if acc >= target else max(0.0, (acc - floor) / (target - floor))
     epochs = run.get("epochs")
     message = (f"test accuracy {acc:.1%} on {labels.size} held-out digits (target {target:.0%}; the reference reaches "

@@ -247,14 +247,15 @@ def he_params(n_in, n_hidden, n_out, seed):
 
 def sgd_training(x, y, hidden, lr, epochs, batch_size, seed, max_seconds):
     """The given `train`'s loop, run by the grader: minibatch SGD through the student's `forward`,
-    `cross_entropy`, `backward` and `sgd_step` (read from the module at each call, as `train` does).
+    `cross_entropy`, `backward` and `sgd_step` (read from the module at each call, as `train` does), each
+    step checked to be params - lr * grads of the backward's gradients (StepCheck).
 
     The grader's own copy, so that no replacement of the module's given code can stand in for the
     student's functions. Returns (params, per-epoch mean losses)."""
     params = he_params(x.shape[1], hidden, int(y.max()) + 1, seed)
     rng = np.random.default_rng(seed + 1)
     started = time.perf_counter()
-    losses = []
+    losses, steps = [], StepCheck()
     for _ in range(epochs):
         order = rng.permutation(x.shape[0])
         batch = []
@@ -262,11 +263,45 @@ def sgd_training(x, y, hidden, lr, epochs, batch_size, seed, max_seconds):
             idx = order[start:start + batch_size]
             logits, cache = mlp.forward(params, x[idx])
             batch.append(float(mlp.cross_entropy(logits, y[idx])))
-            params = mlp.sgd_step(params, mlp.backward(params, cache, y[idx]), lr)
+            grads = mlp.backward(params, cache, y[idx])
+            expected = steps.expected(params, grads, lr)
+            params = mlp.sgd_step(params, grads, lr)
+            steps.check(params, expected)
         losses.append(float(np.mean(batch)))
         if time.perf_counter() - started > max_seconds:
             break
-    return params, losses
+    return params, losses, steps.record()
+
+
+class StepCheck:
+    """Whether each training step's new parameters are params - lr * grads, of the gradients the student's
+    backward returned for that batch (computed before the step: an sgd_step may update in place)."""
+
+    def __init__(self):
+        self.count, self.off, self.first_off = 0, 0, None
+
+    @staticmethod
+    def expected(params, grads, lr):
+        try:
+            return {key: np.asarray(params[key], dtype=np.float64) - lr * np.asarray(grads[key], dtype=np.float64)
+                    for key in KEYS}
+        except Exception:  # unusable gradients: the step cannot be checked, and the training shows it
+            return None
+
+    def check(self, params, expected):
+        self.count += 1
+        try:
+            right = expected is None or all(
+                np.allclose(np.asarray(params[key], dtype=np.float64), expected[key], rtol=1e-6, atol=1e-9,
+                            equal_nan=True) for key in KEYS)
+        except Exception:
+            right = False
+        if not right:
+            self.off += 1
+            self.first_off = self.first_off or self.count
+
+    def record(self):
+        return {"count": self.count, "off": self.off, "first_off": self.first_off}
 
 
 @probe("digits")
@@ -284,7 +319,8 @@ def digits_probe(inputs_dir):
     result = {"run": {**DIGITS_RUN, "max_seconds": TRAIN_SECONDS}, "seconds": seconds}
     if isinstance(trained, dict):  # an error record
         return {**result, "error": trained}
-    params, losses = trained
+    params, losses, steps = trained
+    result["steps"] = steps
     result["losses"] = [float(v) for v in list(losses)[: DIGITS_RUN["epochs"]]]
     result["params"] = capture(lambda: {key: floats(params[key]) for key in KEYS})
     return result
