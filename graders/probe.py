@@ -58,7 +58,9 @@ class ChildConfig:
 #: processes the unprivileged sandbox's user namespace holds besides the child's own (bubblewrap's init)
 USERNS_EXTRA_PROCESSES = 2
 #: how often the parent's watchdog looks at the unprivileged sandbox's memory and scratch inodes (it has no
-#: control group): a tree can go over the limit by what it allocates in this time before it is killed
+#: control group): a tree can go over the limit by what it allocates in this time before it is killed. When the
+#: cheap count is over the limit it takes a finer one (`_resident_bytes`), and waits as long as that took before
+#: the next look (the watchdog spends at most half a core)
 WATCH_SECONDS = 0.01
 
 
@@ -131,7 +133,7 @@ class _Attempt:
         #: sandbox for going over the limit
         self.peak_bytes: Optional[int] = None
         self.oom_kills = 0
-        #: unprivileged level: the watchdog's last look, a process inside the sandbox (its /proc/<pid>/root is
+        #: unprivileged level: when the watchdog looks next, a process inside the sandbox (its /proc/<pid>/root is
         #: the sandbox's view), the most inodes the scratch mounts held, and whether it killed the sandbox
         self.watched_at = 0.0
         self.inside_pid: Optional[int] = None
@@ -317,17 +319,20 @@ class _Attempt:
         scratch mounts' inodes against their cap. Over either, the whole sandbox is killed (its PID
         namespace goes with bubblewrap) and the reason is the student's, like the strong level's OOM kill."""
         now = time.monotonic()
-        if now - self.watched_at < WATCH_SECONDS:
+        if now < self.watched_at:
             return False
-        self.watched_at = now
+        self.watched_at = now + WATCH_SECONDS
         pids = _tree(proc.pid)
         if self.inside_pid is None or self.inside_pid not in pids:
             self.inside_pid = next((pid for pid in pids if _in_sandbox(pid)), None)
         used, inodes = _scratch_usage(self.inside_pid) if self.inside_pid is not None else (0, 0)
+        mib = self.limits.memory_mib
         total = _resident_bytes(pids) + used
+        if total > mib * 1024 * 1024:  # pages forked children share count once each: a finer count, sparingly
+            total = _resident_bytes(pids, proportional=True) + used
+            self.watched_at = max(self.watched_at, 2 * time.monotonic() - now)
         self.peak_bytes = max(self.peak_bytes or 0, total)
         self.peak_inodes = max(self.peak_inodes, inodes)
-        mib = self.limits.memory_mib
         if total > mib * 1024 * 1024:
             self.reason = (f"the grading process and its child processes used more than the problem's memory limit "
                            f"({mib} MiB) together: stopped")
@@ -492,15 +497,30 @@ def _tree(root: int) -> List[int]:
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
 
-def _resident_bytes(pids: Sequence[int]) -> int:
-    """Resident memory of `pids` together (/proc/<pid>/statm; pages shared by several count once each)."""
+#: with `proportional`, processes holding less than this are counted by their proportional share
+PROPORTIONAL_BELOW = 256 * 1024 * 1024
+
+
+def _resident_bytes(pids: Sequence[int], proportional: bool = False) -> int:
+    """Resident memory of `pids` together, an upper bound: cheaply, /proc/<pid>/statm (a page several
+    processes share, as forked children share their parent's, counts once for each: 64 forked Pythons of
+    40 MiB count 2.5 GiB), or with `proportional` the small processes (under PROPORTIONAL_BELOW) by their
+    share (/proc/<pid>/smaps_rollup's Pss: a shared page split between its users; reading it walks the
+    process's page tables, so the large ones, whose pages are mostly their own, keep their resident size)."""
     total = 0
     for pid in pids:
         try:
             with open(f"/proc/{pid}/statm") as handle:
-                total += int(handle.read().split()[1]) * PAGE_BYTES
+                resident = int(handle.read().split()[1]) * PAGE_BYTES
         except (OSError, ValueError, IndexError):
             continue
+        if proportional and resident < PROPORTIONAL_BELOW:
+            try:
+                with open(f"/proc/{pid}/smaps_rollup") as handle:
+                    resident = next(int(line.split()[1]) for line in handle if line.startswith("Pss:")) * 1024
+            except (OSError, ValueError, IndexError, StopIteration):
+                pass  # gone, or no smaps_rollup (before Linux 4.14): its resident size
+        total += resident
     return total
 
 
