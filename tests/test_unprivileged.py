@@ -251,6 +251,11 @@ LIMITS_DRIVER = textwrap.dedent("""
             "fault": ops.fault, "sandbox": result.sandbox,
             "said": [line for line in k.text_of(ops).splitlines() if "limit" in line or "files and folders" in line],
             "survivors": k.wait_gone(tok, 3.0), "files": k.files_named(tok, k.leftover_roots() + [work])}
+
+    # 3. the reference, every problem of the offering: full marks under the read-only view and the watchdog
+    reference = k.grade(k.build(work / "reference", k.with_reference({}, k.FILES)), list(k.FILES))
+    report["reference"] = {p.id: {"score": p.score, "max": p.max_score, "fault": p.fault, "peak_mib": p.peak_mib,
+                                  "failed": [t.id for t in p.tests if not t.passed]} for p in reference.problems}
     print("REPORT " + json.dumps(report))
 """)
 
@@ -302,6 +307,8 @@ def test_unprivileged_level_bounds_the_host_like_the_strong_one(nobody_python):
     memory = 1536  # problems/ops/problem.toml
     assert fan["oom_kills"] >= 1 and any("memory limit (1536 MiB)" in line for line in fan["said"]), fan
     assert fan["peak_mib"] is not None and 1000 <= fan["peak_mib"] <= memory + WATCH_MARGIN_MIB, fan
+    for pid, graded in report["reference"].items():  # the watchdog never stops the reference
+        assert graded["fault"] is None and graded["score"] == graded["max"] and graded["max"] > 0, (pid, graded)
     mkdirs = attacks["limits_mkdir_flood"]
     if report["userns_mounts"]:
         assert mkdirs["score"] == mkdirs["max"], mkdirs  # refused at the cap: the correct code graded as it is
