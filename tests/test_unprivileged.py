@@ -314,3 +314,25 @@ def test_unprivileged_level_bounds_the_host_like_the_strong_one(nobody_python):
         assert mkdirs["score"] == mkdirs["max"], mkdirs  # refused at the cap: the correct code graded as it is
     else:
         assert any("more files and folders" in line for line in mkdirs["said"]), mkdirs
+
+
+def test_the_unprivileged_view_is_read_only_but_its_scratch_with_either_mount(monkeypatch, tmp_path):
+    """Both ways of mounting the unprivileged level's scratch (bubblewrap's --size tmpfs; or confine_prefix's
+    tmpfs with an inode cap, in a user namespace where this user is root, then the child back at this user's
+    uid) end with the root and /dev remounted read-only, after every mount point is made."""
+    from graders import sandbox
+
+    caps = _caps({"--unshare-user", "--tmpfs", "--perms", "--size", "--disable-userns"}, nproc_per_userns=True)
+    monkeypatch.setattr(sandbox, "capabilities", lambda: caps)
+    own = sandbox.bwrap_command({}, None, None, program=["-c", "pass"], userns=sandbox.UserNamespace(64 << 20, 16))[0]
+    bound = sandbox.bwrap_command({}, None, tmp_path, program=["-c", "pass"],
+                                  userns=sandbox.UserNamespace(64 << 20, 16, mounted=True))[0]
+    for argv in (own, bound):
+        ops = [i for i, a in enumerate(argv) if a in ("--dir", "--tmpfs", "--bind", "--ro-bind", "--symlink")]
+        ro = [argv[i + 1] for i, a in enumerate(argv) if a == "--remount-ro"]
+        assert "/" in ro and "/dev" in ro and argv.index("--remount-ro", max(ops)) > max(ops), argv
+    assert own.count("--size") == 2 and "--uid" not in own
+    assert "--size" not in bound and bound[bound.index("--uid") + 1] == str(os.getuid())
+    assert [bound[i + 2] for i, a in enumerate(bound) if a == "--bind"] == ["/work", "/tmp"]
+    prefix = sandbox.confine_prefix(tmp_path, [], 64, 4096, user_namespace=True)
+    assert prefix[:3] == ["unshare", "--user", "--map-root-user"] and "nr_inodes" in sandbox.CONFINE_SCRIPT
