@@ -21,7 +21,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Dict, List, Optional, Sequence, cast
+from typing import IO, Any, Dict, List, Optional, Sequence, Tuple, cast
 
 from . import cgroups, sandbox
 from .limits import Limits
@@ -57,6 +57,11 @@ class ChildConfig:
 
 #: processes the unprivileged sandbox's user namespace holds besides the child's own (bubblewrap's init)
 USERNS_EXTRA_PROCESSES = 2
+#: how often the parent's watchdog looks at the unprivileged sandbox's memory and scratch inodes (it has no
+#: control group): a tree can go over the limit by what it allocates in this time before it is killed. When the
+#: cheap count is over the limit it takes a finer one (`_resident_bytes`), and waits as long as that took before
+#: the next look (the watchdog spends at most half a core)
+WATCH_SECONDS = 0.01
 
 
 def _limits(limits: Limits, strong: bool) -> List[str]:
@@ -131,9 +136,17 @@ class _Attempt:
         #: the child was SIGKILLed, not by the grader (a time limit) nor for its own group's memory limit
         self.killed_from_outside = False
         #: the most memory the tree used (its control group's peak), in bytes, and the processes the kernel
-        #: killed for going over the group's limit
+        #: killed for going over the group's limit; at the unprivileged level the watchdog's own figures: the
+        #: most it saw (resident memory of the tree plus the scratch mounts' bytes), and 1 once it killed the
+        #: sandbox for going over the limit
         self.peak_bytes: Optional[int] = None
         self.oom_kills = 0
+        #: unprivileged level: when the watchdog looks next, a process inside the sandbox (its /proc/<pid>/root is
+        #: the sandbox's view), the most inodes the scratch mounts held, and whether it killed the sandbox
+        self.watched_at = 0.0
+        self.inside_pid: Optional[int] = None
+        self.peak_inodes = 0
+        self.watchdog_killed = False
 
     def run(self) -> None:
         workdir = self.config.workdir
@@ -146,9 +159,10 @@ class _Attempt:
             return
         with contextlib.ExitStack() as cleanup:
             uid = None
+            if self.level == "strong" or sandbox.capabilities().userns_mounts:  # scratch tmpfs with an inode cap
+                self.scratch = workdir / f"scratch.{self.attempt}"
             if self.level == "strong":
                 uid = cleanup.enter_context(sandbox.UidSlot()).uid
-                self.scratch = workdir / f"scratch.{self.attempt}"
                 self.group = cgroups.create(self.limits.memory_mib, self.limits.processes)
                 if self.group is not None:
                     cleanup.callback(self.group.remove)
@@ -191,7 +205,8 @@ class _Attempt:
             mapping[inside] = Path(swap["student_file"])
             swap["student_file"] = str(sandbox.INSIDE / inside)
         userns = None if self.level == "strong" else \
-            sandbox.UserNamespace(self.limits.tmp_mib * 1024 * 1024, self.limits.processes + USERNS_EXTRA_PROCESSES)
+            sandbox.UserNamespace(self.limits.tmp_mib * 1024 * 1024, self.limits.processes + USERNS_EXTRA_PROCESSES,
+                                  mounted=self.scratch is not None)
         argv, extra = sandbox.bwrap_command(mapping, uid, self.scratch, self.seccomp_fd, userns=userns)
         root = sandbox.INSIDE
         payload.update(
@@ -201,13 +216,14 @@ class _Attempt:
             swap=swap,
         )
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-        if userns is not None:  # no mount namespace of our own, no control group: rlimits, then bubblewrap
+        if userns is not None and self.scratch is None:  # bubblewrap's own scratch tmpfs: rlimits, then bubblewrap
             return _limits(self.limits, False) + argv, payload, env
         procs = self.group.procs_files if self.group else []
         if self.scratch is None:
             raise RuntimeError("the strong sandbox has no scratch folder")
-        prefix = sandbox.confine_prefix(self.scratch, procs, self.limits.tmp_mib, self.limits.tmp_inodes)
-        return prefix + _limits(self.limits, True) + argv, payload, env
+        prefix = sandbox.confine_prefix(self.scratch, procs, self.limits.tmp_mib, self.limits.tmp_inodes,
+                                        user_namespace=userns is not None)
+        return prefix + _limits(self.limits, userns is None) + argv, payload, env
 
     def _launch(self, workdir: Path, uid: Optional[int]) -> None:
         read_fd, write_fd = os.pipe()
@@ -244,7 +260,7 @@ class _Attempt:
                 pass
             self._stream(proc, read_fd)
             self.killed_from_outside = _killed_by(proc, signal.SIGKILL) and not self.timed_out and \
-                not (self.group is not None and self.group.oom_kills() > 0)
+                not self.watchdog_killed and not (self.group is not None and self.group.oom_kills() > 0)
         finally:
             os.close(read_fd)
             os.close(self.ack_fd)
@@ -258,7 +274,10 @@ class _Attempt:
     def _stream(self, proc: subprocess.Popen, read_fd: int) -> None:
         deadline = self.deadline  # the problem's wall clock, shared by every restart
         buffer = bytearray()  # amortised appends: a flood without newlines costs linear time
+        watch = self.level == "unprivileged"  # no control group: the parent watches the tree's memory itself
         while True:
+            if watch and self._over_limits(proc):
+                return
             now = time.monotonic()
             limit = deadline
             if self.current is not None:
@@ -269,7 +288,7 @@ class _Attempt:
                 self.reason = f"{which} timed out after {seconds:.0f} s (infinite loop or sleep?)"
                 self.timed_out = True
                 return
-            ready, _, _ = select.select([read_fd], [], [], min(0.5, limit - now))
+            ready, _, _ = select.select([read_fd], [], [], min(WATCH_SECONDS if watch else 0.5, limit - now))
             if not ready:
                 if proc.poll() is not None and not _readable(read_fd):
                     self.reason = _exit_reason(proc.returncode)
@@ -300,6 +319,39 @@ class _Attempt:
                     self._tamper("a malformed event on the result channel")
             if self.done:
                 return
+
+    def _over_limits(self, proc: subprocess.Popen) -> bool:
+        """The unprivileged level's watchdog (every WATCH_SECONDS): the resident memory of the child's whole
+        process tree plus the bytes its scratch mounts hold, against the problem's memory limit, and the
+        scratch mounts' inodes against their cap. Over either, the whole sandbox is killed (its PID
+        namespace goes with bubblewrap) and the reason is the student's, like the strong level's OOM kill."""
+        now = time.monotonic()
+        if now < self.watched_at:
+            return False
+        self.watched_at = now + WATCH_SECONDS
+        pids = _tree(proc.pid)
+        if self.inside_pid is None or self.inside_pid not in pids:
+            self.inside_pid = next((pid for pid in pids if _in_sandbox(pid)), None)
+        used, inodes = _scratch_usage(self.inside_pid) if self.inside_pid is not None else (0, 0)
+        mib = self.limits.memory_mib
+        total = _resident_bytes(pids) + used
+        if total > mib * 1024 * 1024:  # pages forked children share count once each: a finer count, sparingly
+            total = _resident_bytes(pids, proportional=True) + used
+            self.watched_at = max(self.watched_at, 2 * time.monotonic() - now)
+        self.peak_bytes = max(self.peak_bytes or 0, total)
+        self.peak_inodes = max(self.peak_inodes, inodes)
+        if total > mib * 1024 * 1024:
+            self.reason = (f"the grading process and its child processes used more than the problem's memory limit "
+                           f"({mib} MiB) together: stopped")
+        elif inodes > self.limits.tmp_inodes:
+            self.reason = (f"the grading process made more files and folders in /tmp and /work than the sandbox "
+                           f"allows ({self.limits.tmp_inodes}): stopped")
+        else:
+            return False
+        self.watchdog_killed = True
+        self.oom_kills += 1
+        _kill_group(proc)
+        return True
 
     def _tamper(self, note: str) -> None:
         """Keep a note of tampering: each distinct note once, at most MAX_NOTES of them."""
@@ -436,6 +488,72 @@ def _children(pid: int, scan: bool = False) -> List[int]:
             except (OSError, ValueError, IndexError):
                 continue
     return found
+
+
+def _tree(root: int) -> List[int]:
+    """`root` and every live process under it."""
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.append(pid)
+            todo.extend(_children(pid))
+    return found
+
+
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+
+
+#: with `proportional`, processes holding less than this are counted by their proportional share
+PROPORTIONAL_BELOW = 256 * 1024 * 1024
+
+
+def _resident_bytes(pids: Sequence[int], proportional: bool = False) -> int:
+    """Resident memory of `pids` together, an upper bound: cheaply, /proc/<pid>/statm (a page several
+    processes share, as forked children share their parent's, counts once for each: 64 forked Pythons of
+    40 MiB count 2.5 GiB), or with `proportional` the small processes (under PROPORTIONAL_BELOW) by their
+    share (/proc/<pid>/smaps_rollup's Pss: a shared page split between its users; reading it walks the
+    process's page tables, so the large ones, whose pages are mostly their own, keep their resident size)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/statm") as handle:
+                resident = int(handle.read().split()[1]) * PAGE_BYTES
+        except (OSError, ValueError, IndexError):
+            continue
+        if proportional and resident < PROPORTIONAL_BELOW:
+            try:
+                with open(f"/proc/{pid}/smaps_rollup") as handle:
+                    resident = next(int(line.split()[1]) for line in handle if line.startswith("Pss:")) * 1024
+            except (OSError, ValueError, IndexError, StopIteration):
+                pass  # gone, or no smaps_rollup (before Linux 4.14): its resident size
+        total += resident
+    return total
+
+
+def _in_sandbox(pid: int) -> bool:
+    """Whether `pid` runs inside the sandbox's view: another PID namespace than the grader (bubblewrap's init
+    and what it runs) and a root on another filesystem (bubblewrap's init starts in the host's root and
+    switches to the view's only once it is built)."""
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid") != os.readlink("/proc/self/ns/pid") and \
+            os.stat(f"/proc/{pid}/root/").st_dev != os.stat("/").st_dev
+    except OSError:
+        return False
+
+
+def _scratch_usage(pid: int) -> Tuple[int, int]:
+    """(bytes the sandbox's /work and /tmp hold together, inodes the fuller of the two holds), seen through
+    `pid`'s root (a process inside)."""
+    used = inodes = 0
+    for mount in ("work", "tmp"):
+        try:
+            stat = os.statvfs(f"/proc/{pid}/root/{mount}")
+        except OSError:
+            continue
+        used += (stat.f_blocks - stat.f_bfree) * stat.f_frsize
+        inodes = max(inodes, stat.f_files - stat.f_ffree)
+    return used, inodes
 
 
 def _process_clock(pid: int) -> int:

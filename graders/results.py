@@ -80,9 +80,10 @@ class ChildRun:
     #: out-of-memory killer, an operator, or the graded code itself): a probe id, or "import"
     outside_kills: List[str] = field(default_factory=list)
     #: most memory the child's whole process tree used at once, over every attempt, in MiB, as its control
-    #: group counted it (None without a control group)
+    #: group counted it, or at the unprivileged level the most the grader's watchdog saw (None without either)
     peak_mib: Optional[float] = None
-    #: processes of the tree the kernel killed for going over the problem's memory limit (control group only)
+    #: processes of the tree the kernel killed for going over the problem's memory limit (control group), or
+    #: times the unprivileged level's watchdog killed the sandbox for it
     oom_kills: int = 0
 
 
@@ -134,8 +135,9 @@ class ProblemResult:
     #: a grader fault happened (the reference failed, or the grader crashed)
     fault: Optional[str] = None
     seconds: float = 0.0
-    #: most memory the sandboxed child's whole process tree used at once (MiB, its control group's own count;
-    #: None without one), and its processes the kernel killed for going over the problem's memory limit
+    #: most memory the sandboxed child's whole process tree used at once (MiB, its control group's own count, or
+    #: the unprivileged level's watchdog's; None without either), and its processes killed for going over the
+    #: problem's memory limit (by the kernel in the control group; the whole sandbox, once, by the watchdog)
     peak_mib: Optional[float] = None
     oom_kills: int = 0
 

@@ -16,9 +16,17 @@ Unprivileged mode (not root, where bubblewrap can create a user namespace, as on
 runners and most distributions): the same view, namespaces, seccomp filter and rlimits, in a new
 user namespace instead of a per-slot uid. Its process-count limit is set inside that namespace,
 where the kernel (5.14+) counts only the sandbox's own processes: a fork bomb stops at the limit
-whatever else the user runs. Against strong mode it lacks the control group (memory is limited per
-process, so forked children can each use the limit) and the scratch tmpfs's inode cap (it has a
-byte cap).
+whatever else the user runs. The root of the view and `/dev` are remounted read-only (so `/dev/shm`,
+`/sandbox` and `/sandbox/student` are too): the only writable places are `/work` and `/tmp`.
+Those are mounted as in strong mode, by `confine_prefix` with a byte and an inode cap, in a user
+and mount namespace of their own made by `unshare --user --map-root-user` (bubblewrap's `--tmpfs` has
+a byte cap only); where that namespace cannot be made here (`Capabilities.userns_mounts`), they are
+bubblewrap's tmpfs with `--size`, and the parent's watchdog kills the sandbox over the inode cap.
+There is no control group: memory is limited per process by the rlimit, and for the whole tree by
+the parent's watchdog (graders.probe: it sums the tree's resident memory and the scratch mounts'
+bytes every `WATCH_SECONDS` and kills the whole sandbox over the problem's memory limit), so a tree
+can briefly hold more than the limit, by what it allocates between two looks (measured: tests/
+test_unprivileged.py). No per-slot uid.
 
 Weak mode (no bubblewrap, or no user namespaces for a non-root user): rlimits only. Said once on
 stderr; batch grading refuses it unless told `--allow-weak-sandbox`; results record the level.
@@ -75,6 +83,9 @@ class Capabilities:
     #: the kernel counts RLIMIT_NPROC per user namespace (Linux 5.14+), so a limit set inside the
     #: unprivileged sandbox counts its own processes only
     nproc_per_userns: bool = False
+    #: (not root) `unshare --user --map-root-user --mount` runs here and mounts a tmpfs with an inode cap
+    #: in that namespace: the unprivileged sandbox's scratch mounts get the kernel's inode cap
+    userns_mounts: bool = False
 
     @property
     def strong(self) -> bool:
@@ -99,8 +110,11 @@ class Capabilities:
             gaps.append("user namespaces: bubblewrap cannot create one as this user (kernel.unprivileged_userns_clone, "
                         "or an AppArmor profile for bwrap)")
         if not self.is_root:
-            gaps.append("root: no control group per sandbox (memory is limited per process), no per-slot uid, "
-                        "no inode cap on the scratch tmpfs")
+            gaps.append("root: no control group per sandbox (memory is limited per process, and for the whole "
+                        "tree by the grader's watchdog, which looks every few milliseconds), no per-slot uid")
+            if self.userns and not self.userns_mounts:
+                gaps.append("unshare (util-linux) cannot mount a tmpfs in a user namespace here: the scratch "
+                            "tmpfs's inode cap is kept by the grader's watchdog, not by the kernel")
             if self.userns and not self.nproc_per_userns:
                 gaps.append("Linux 5.14+: this kernel counts the process limit over all of the user's processes, "
                             "so the sandbox sets none (a fork bomb runs until the CPU limit)")
@@ -144,6 +158,21 @@ def _bwrap_options(bwrap: Optional[str]) -> frozenset:
     return frozenset(word for word in (done.stdout + done.stderr).split() if word.startswith("--"))
 
 
+def _userns_mounts_work(unshare: Optional[str]) -> bool:
+    """Whether `confine_prefix(..., user_namespace=True)` runs here as this user (one short trial run)."""
+    if not unshare:
+        return False
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="autograde-probe-") as scratch:
+        try:
+            done = subprocess.run(confine_prefix(Path(scratch), [], 1, 16, user_namespace=True) + ["/bin/true"],
+                                  capture_output=True, timeout=30)
+        except (OSError, subprocess.SubprocessError):
+            return False
+    return done.returncode == 0
+
+
 def kernel_at_least(major: int, minor: int, release: Optional[str] = None) -> bool:
     """Whether the running kernel (or `release`, e.g. "6.18.0-1-amd64") is at least major.minor."""
     numbers = (release or os.uname().release).split("-")[0].split(".")
@@ -165,6 +194,7 @@ def capabilities() -> Capabilities:
         userns=not is_root and _bwrap_makes_user_namespaces(bwrap),
         bwrap_options=_bwrap_options(bwrap),
         nproc_per_userns=kernel_at_least(5, 14),
+        userns_mounts=not is_root and _userns_mounts_work(shutil.which("unshare")),
     )
 
 
@@ -259,10 +289,14 @@ class View:
 @dataclass(frozen=True)
 class UserNamespace:
     """The unprivileged level's own layers: scratch tmpfs of `tmp_bytes` each, and at most `processes`
-    processes, counted inside the sandbox's user namespace (set there, so only its processes count)."""
+    processes, counted inside the sandbox's user namespace (set there, so only its processes count).
+    With `mounted`, the scratch tmpfs are already mounted (with their inode cap) by `confine_prefix(...,
+    user_namespace=True)` in a user namespace where this user is root: bubblewrap binds them and runs
+    the child as this user's uid and gid again."""
 
     tmp_bytes: int
     processes: int
+    mounted: bool = False
 
 
 def bwrap_command(
@@ -273,8 +307,10 @@ def bwrap_command(
     import paths the child needs.
 
     Strong level: `uid` is the slot's uid (setpriv switches to it), `scratch` holds the mount points
-    `work/` and `tmp/` (see `confine_prefix`). Unprivileged level: `uid` and `scratch` are None and
-    `userns` gives the new user namespace's tmpfs size and process limit.
+    `work/` and `tmp/` (see `confine_prefix`). Unprivileged level: `uid` is None and `userns` gives the
+    new user namespace's tmpfs size and process limit; with `userns.mounted`, `scratch` holds the
+    mount points as in the strong level (else bubblewrap mounts its own tmpfs). The root of the view
+    and /dev are read-only there.
     `mapping` gives the host path of every inside path under /sandbox; `seccomp_fd`
     is a readable descriptor holding `seccomp_program()`; `program` replaces the
     harness's arguments (the benchmark runs `-c "import numpy"`).
@@ -291,6 +327,8 @@ def bwrap_command(
                   "--clearenv", "--hostname", "sandbox"]
     if userns is not None:  # no nested user namespaces either (the seccomp filter refuses them too)
         view.args += ["--unshare-user"] + (["--disable-userns"] if "--disable-userns" in caps.bwrap_options else [])
+        if userns.mounted:  # bubblewrap runs as root of confine_prefix's namespace: back to this user's ids
+            view.args += ["--uid", str(os.getuid()), "--gid", str(os.getgid())]
     view.ro(Path("/usr"), Path("/usr"))
     for link in ("lib", "lib64", "bin", "sbin"):
         if Path("/" + link).is_symlink():
@@ -319,16 +357,17 @@ def bwrap_command(
         extra.append("/sandbox-site")
     for inside, host in mapping.items():
         view.ro(host, INSIDE / inside)
-    if userns is not None:  # private scratch: bubblewrap's tmpfs, with a byte cap
+    if userns is not None and not userns.mounted:  # private scratch: bubblewrap's tmpfs, with a byte cap
         size = ["--size", str(userns.tmp_bytes)] if "--size" in caps.bwrap_options else []
         for mount in ("/work", "/tmp"):
             view.args += [*size, "--perms", "1777", "--tmpfs", mount]
-        view.args += ["--chdir", "/work"]
     else:  # private scratch: tmpfs mounts with a byte and an inode cap, made by `confine_prefix` on the host side
         if scratch is None:
             raise ValueError("the strong sandbox needs a scratch folder (or `userns` for the unprivileged one)")
-        view.args += ["--bind", str(scratch / "work"), "/work", "--bind", str(scratch / "tmp"), "/tmp",
-                      "--chdir", "/work"]
+        view.args += ["--bind", str(scratch / "work"), "/work", "--bind", str(scratch / "tmp"), "/tmp"]
+    if userns is not None:  # the view's own tmpfs (its root, /dev and /dev/shm) belong to this user: read-only
+        view.args += ["--remount-ro", "/dev", "--remount-ro", "/"]
+    view.args += ["--chdir", "/work"]
     if seccomp_fd is not None:
         view.args += ["--seccomp", str(seccomp_fd)]
     for key, value in child_environment("/work").items():
@@ -451,12 +490,16 @@ CONFINE_SCRIPT = (
 )
 
 
-def confine_prefix(scratch: Path, procs_files: List[Path], tmp_mib: int, tmp_inodes: int) -> List[str]:
+def confine_prefix(scratch: Path, procs_files: List[Path], tmp_mib: int, tmp_inodes: int,
+                   user_namespace: bool = False) -> List[str]:
     """The command prefix that puts a child's whole tree in its control group (`procs_files`, may be
     empty) and gives it `scratch/work` and `scratch/tmp` as tmpfs of `tmp_mib` MiB and `tmp_inodes`
-    inodes each, in a private mount namespace: they vanish with the child, nothing to unmount."""
+    inodes each, in a private mount namespace: they vanish with the child, nothing to unmount.
+    `user_namespace` (the unprivileged level: no control group) makes that mount namespace in a new user
+    namespace where this user is root, so that it may mount them."""
     for name in ("work", "tmp"):
         (scratch / name).mkdir(parents=True, exist_ok=True)
-    return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", CONFINE_SCRIPT, "sh",
+    user = ["--user", "--map-root-user"] if user_namespace else []
+    return ["unshare", *user, "--mount", "--propagation", "private", "--", "/bin/sh", "-c", CONFINE_SCRIPT, "sh",
             str(len(procs_files)), *map(str, procs_files), str(scratch), str(tmp_mib * 1024 * 1024),
             str(tmp_inodes), "--"]

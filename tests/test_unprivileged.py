@@ -193,3 +193,146 @@ def test_the_unprivileged_command_uses_only_what_this_bubblewrap_and_kernel_supp
     assert "--disable-userns" in argv and argv.count("--size") == 2 and "--nproc=16" in argv
     assert argv.index("--nproc=16") > argv.index("--unshare-user")  # set inside the namespace, after bwrap
     assert "setpriv" not in " ".join(argv)
+
+
+LIMITS_DRIVER = textwrap.dedent("""
+    import json, os, subprocess, sys, tempfile
+    from pathlib import Path
+    sys.path.insert(0, sys.argv[1])
+    import hostile_kit as k
+    from graders import sandbox
+    from graders.limits import Limits
+    work = Path(sys.argv[2])
+    caps = sandbox.capabilities()
+    report = {"level": caps.level, "uid": os.getuid(), "userns_mounts": getattr(caps, "userns_mounts", None)}
+
+    # 1. the view as the grader builds it at this level: which places the child can write, and their caps
+    try_writes = (
+        "import json, os\\n"
+        "seen = {}\\n"
+        "for place in ['/', '/dev', '/dev/shm', '/sandbox', '/sandbox/student', '/usr', '/work', '/tmp']:\\n"
+        "    try:\\n"
+        "        os.mkdir(os.path.join(place, 'hx_probe')); seen[place] = 'written'\\n"
+        "    except OSError as exc:\\n"
+        "        seen[place] = os.strerror(exc.errno)\\n"
+        "with open('/dev/null', 'w') as null:\\n"
+        "    null.write('x')\\n"
+        "stat = os.statvfs('/tmp')\\n"
+        "print(json.dumps({'writes': seen, 'tmp_inodes': stat.f_files, 'tmp_bytes': stat.f_blocks * stat.f_frsize}))\\n")
+    limits = Limits()
+    student = work / "student.py"
+    student.parent.mkdir(parents=True, exist_ok=True)
+    student.write_text("x = 1\\n")
+    mounted = bool(getattr(caps, "userns_mounts", False))
+    scratch = Path(tempfile.mkdtemp(dir=work))
+    extra = {"mounted": True} if mounted else {}
+    userns = sandbox.UserNamespace(limits.tmp_mib << 20, 16, **extra)
+    argv, _ = sandbox.bwrap_command({"student/student.py": student}, None, scratch if mounted else None,
+                                    program=["-c", try_writes], userns=userns)
+    if mounted:
+        argv = sandbox.confine_prefix(scratch, [], limits.tmp_mib, limits.tmp_inodes, user_namespace=True) + argv
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    report["view"] = json.loads(done.stdout) if done.returncode == 0 else done.stderr[-1000:]
+
+    # 2. the three host attacks, graded (ops: a 1536 MiB problem)
+    OPS = k.FILES["ops"]
+    ref_ops = k.source("reference", OPS)
+    limits = {"probe_seconds": 30, "wall_seconds": 60}
+    report["attacks"] = {}
+    for attack, subs, gate in (("limits_shm_flood", {}, "_hx_nothing_written"),
+                               ("limits_fan_out", {"mib": 1000}, None),
+                               ("limits_mkdir_flood", {"cap": Limits().tmp_inodes}, "_hx_stopped_at_cap")):
+        tok = k.token()
+        files = {OPS: k.compose(ref_ops, OPS, attack, "call", gate=gate, token=tok, **subs)}
+        result = k.grade(k.build(work / attack, files), ["ops"], limits)
+        ops = k.problem(result, "ops")
+        report["attacks"][attack] = {
+            "score": ops.score, "max": ops.max_score, "peak_mib": ops.peak_mib, "oom_kills": ops.oom_kills,
+            "fault": ops.fault, "sandbox": result.sandbox,
+            "said": [line for line in k.text_of(ops).splitlines() if "limit" in line or "files and folders" in line],
+            "survivors": k.wait_gone(tok, 3.0), "files": k.files_named(tok, k.leftover_roots() + [work])}
+
+    # 3. the reference, every problem of the offering: full marks under the read-only view and the watchdog
+    reference = k.grade(k.build(work / "reference", k.with_reference({}, k.FILES)), list(k.FILES))
+    report["reference"] = {p.id: {"score": p.score, "max": p.max_score, "fault": p.fault, "peak_mib": p.peak_mib,
+                                  "failed": [t.id for t in p.tests if not t.passed]} for p in reference.problems}
+    print("REPORT " + json.dumps(report))
+""")
+
+#: how far over the problem's memory limit the watchdog may see the unprivileged sandbox's tree before it kills
+#: it: what five forked children touching pages can add in one WATCH_SECONDS (10 ms) and a look at the tree
+WATCH_MARGIN_MIB = 128
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_unprivileged_level_bounds_the_host_like_the_strong_one(nobody_python):
+    """Issue 21: at the unprivileged level (no control group) the view's root, /dev and /dev/shm were writable
+    tmpfs without a cap (250 x 8 MiB into /dev/shm: +2 GB of the host's shared memory), a fork fan-out held
+    3.2 GB for a 1.5 GiB problem, and 300,000 mkdirs cost +301 MB of kernel memory. Asserted on the sandbox's
+    own accounting: only /work and /tmp are writable, with their byte and inode caps; the fan-out is killed by
+    the grader's watchdog at the problem's memory limit (its recorded peak within a small margin); the shm and
+    mkdir floods are refused (the correct code they ride on keeps full marks); nothing is left behind."""
+    python, home, source = nobody_python
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "AUTOGRADE_ROOT": str(source),
+           "AUTOGRADE_CACHE": str(home / "cache"), "AUTOGRADE_SLOT_DIR": str(home / "slots")}
+    trial = _as_nobody(["bwrap", "--unshare-user", "--ro-bind", "/", "/", "--", "/bin/true"], env, 30)
+    if trial.returncode != 0:
+        pytest.skip(f"bubblewrap cannot make a user namespace as an unprivileged user here: {trial.stderr[-300:]}")
+    work = home / "work-limits"
+    done = _as_nobody([python, "-c", LIMITS_DRIVER, source / "tests", work], env, 880)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("REPORT ")]
+    assert done.returncode == 0 and lines, done.stdout[-2000:] + done.stderr[-4000:]
+    report = json.loads(lines[-1][len("REPORT "):])
+    print(json.dumps(report))
+    assert report["uid"] == NOBODY and report["level"] == "unprivileged", report
+    from graders.limits import Limits
+
+    limits = Limits()
+    view = report["view"]
+    assert isinstance(view, dict), view
+    for place in ("/", "/dev", "/dev/shm", "/sandbox", "/sandbox/student", "/usr"):
+        assert view["writes"][place] == "Read-only file system", (place, view)
+    assert view["writes"]["/work"] == view["writes"]["/tmp"] == "written", view
+    assert view["tmp_bytes"] == limits.tmp_mib << 20, view
+    if report["userns_mounts"]:  # the kernel's inode cap (else the watchdog's: below)
+        assert view["tmp_inodes"] == limits.tmp_inodes, view
+    attacks = report["attacks"]
+    for attack, seen in attacks.items():
+        assert seen["sandbox"] == "unprivileged" and seen["fault"] is None, (attack, seen)
+        assert seen["survivors"] == [] and seen["files"] == [], (attack, seen)
+    shm = attacks["limits_shm_flood"]
+    assert shm["score"] == shm["max"], shm  # not one file written to /dev/shm
+    fan = attacks["limits_fan_out"]
+    memory = 1536  # problems/ops/problem.toml
+    assert fan["oom_kills"] >= 1 and any("memory limit (1536 MiB)" in line for line in fan["said"]), fan
+    assert fan["peak_mib"] is not None and 1000 <= fan["peak_mib"] <= memory + WATCH_MARGIN_MIB, fan
+    for pid, graded in report["reference"].items():  # the watchdog never stops the reference
+        assert graded["fault"] is None and graded["score"] == graded["max"] and graded["max"] > 0, (pid, graded)
+    mkdirs = attacks["limits_mkdir_flood"]
+    if report["userns_mounts"]:
+        assert mkdirs["score"] == mkdirs["max"], mkdirs  # refused at the cap: the correct code graded as it is
+    else:
+        assert any("more files and folders" in line for line in mkdirs["said"]), mkdirs
+
+
+def test_the_unprivileged_view_is_read_only_but_its_scratch_with_either_mount(monkeypatch, tmp_path):
+    """Both ways of mounting the unprivileged level's scratch (bubblewrap's --size tmpfs; or confine_prefix's
+    tmpfs with an inode cap, in a user namespace where this user is root, then the child back at this user's
+    uid) end with the root and /dev remounted read-only, after every mount point is made."""
+    from graders import sandbox
+
+    caps = _caps({"--unshare-user", "--tmpfs", "--perms", "--size", "--disable-userns"}, nproc_per_userns=True)
+    monkeypatch.setattr(sandbox, "capabilities", lambda: caps)
+    own = sandbox.bwrap_command({}, None, None, program=["-c", "pass"], userns=sandbox.UserNamespace(64 << 20, 16))[0]
+    bound = sandbox.bwrap_command({}, None, tmp_path, program=["-c", "pass"],
+                                  userns=sandbox.UserNamespace(64 << 20, 16, mounted=True))[0]
+    for argv in (own, bound):
+        ops = [i for i, a in enumerate(argv) if a in ("--dir", "--tmpfs", "--bind", "--ro-bind", "--symlink")]
+        ro = [argv[i + 1] for i, a in enumerate(argv) if a == "--remount-ro"]
+        assert "/" in ro and "/dev" in ro and argv.index("--remount-ro", max(ops)) > max(ops), argv
+    assert own.count("--size") == 2 and "--uid" not in own
+    assert "--size" not in bound and bound[bound.index("--uid") + 1] == str(os.getuid())
+    assert [bound[i + 2] for i, a in enumerate(bound) if a == "--bind"] == ["/work", "/tmp"]
+    prefix = sandbox.confine_prefix(tmp_path, [], 64, 4096, user_namespace=True)
+    assert prefix[:3] == ["unshare", "--user", "--map-root-user"] and "nr_inodes" in sandbox.CONFINE_SCRIPT
