@@ -402,6 +402,29 @@ def pooled_best(timed: List[Dict[str, Any]]) -> Dict[int, float]:
     return best
 
 
+def sweep_best(rows: List[Dict[str, Any]], marks: Optional[Dict[str, float]]) -> Dict[int, float]:
+    """{node count: the best parent-timed seconds of the grader's own linear pass over that size's graphs}
+    (the probe's `_sweep`, marked `{tag}:{run}:sweep:start/end` after each run)."""
+    best: Dict[int, float] = {}
+    for row in rows:
+        nodes, tag, runs = row.get("nodes"), row.get("tag"), row.get("runs")
+        if not isinstance(nodes, int) or not isinstance(runs, list) or row.get("exceeded"):
+            continue
+        for i in range(len(runs)):
+            start, end = (marks or {}).get(f"{tag}:{i}:sweep:start"), (marks or {}).get(f"{tag}:{i}:sweep:end")
+            if isinstance(start, float) and isinstance(end, float) and end > start:
+                best[nodes] = min(best.get(nodes, float("inf")), end - start)
+    return best
+
+
+def slowest_against_sweep(timed: List[Dict[str, Any]], sweeps: Dict[int, float]) -> Optional[Tuple[int, float]]:
+    """(node count, the student's best time there over the grader's linear pass's best) at the size where that
+    multiple is largest; None when no size has both."""
+    best = pooled_best(timed)
+    multiples = [(nodes, best[nodes] / sweeps[nodes]) for nodes in best if nodes in sweeps]
+    return max(multiples, key=lambda m: m[1]) if multiples else None
+
+
 def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
     """Doubling the largest graph must not much more than double the time.
 
@@ -412,6 +435,11 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     again on other graphs, and while its ratio is near the bound, in up to 4 more rounds; load can only slow a
     run down, so the best time per size over all its runs is kept and the verdict is their ratio. Linear work
     gives ≈ 2, quadratic ≈ 4; the bound (`max_ratio`, 3.0) sits between.
+
+    Each size is also compared with the grader's own linear pass over the same graph, timed beside each run in
+    the same process (`sweep_best`): right linear traversals take 2-4x that pass (measured: every valid case
+    2.0-3.6x), so time padded evenly across sizes (a flat ratio that hides a quadratic) costs the points when the
+    student's best time at some size is over `max_slowdown` (12) times the pass's.
     """
     value = student.value if isinstance(student.value, dict) else {}
     rows, again, more = _rows(value, "rows"), _rows(value, "again"), _rows(value, "more")
@@ -421,6 +449,7 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     ref = reference.value
     ref_rows = ref["rows"] + ref["again"] + ref.get("more", [])
     wrong = timed_derivatives_problem(rows + again + more, ref_rows)
+    raw = rows + again + more
     rows, again, more = (parent_timed(r, student.marks) for r in (rows, again, more))
     figure = {"kind": "time", "student": rows, "reference": parent_timed(ref["rows"], reference.marks)}
     if rows and rows[-1].get("exceeded"):
@@ -437,6 +466,24 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
         return Verdict(0.0, "the timing marks are missing or were sent twice (nothing else may send them)",
                        figure=figure)
     ratios = [b["seconds"] / max(a["seconds"], 1e-9) for a, b in zip(rows, rows[1:])]
+    slowest = slowest_against_sweep(rows + again + more, sweep_best(raw, student.marks))
+    limit = float(options.get("max_slowdown", 12.0))
+    if slowest is not None and slowest[1] > limit and (not ratios or max(ratios) <= bound):
+        nodes, multiple = slowest
+        largest = slowest_against_sweep([r for r in rows + again + more if r.get("nodes") == rows[-1].get("nodes")],
+                                        sweep_best(raw, student.marks))
+        superlinear = largest is not None and largest[1] > limit  # even where a quadratic term dominates
+        return Verdict(
+            0.0,
+            f"at {nodes} nodes backpropagate took {multiple:.0f}x the time of the grader's own linear pass over the "
+            f"same graph, measured beside it (linear traversals take 2-4x, the bound is {limit:g}x)"
+            + (f", and {largest[1]:.0f}x at {rows[-1].get('nodes')} nodes: the work is not linear in the graph size"
+               if superlinear and largest is not None else "")
+            + ": time is only worth points for work that grows like the graph, at every size, not for time spent "
+              "evenly",
+            misconception="quadratic-traversal" if superlinear else None,
+            figure=figure,
+        )
     if len(rows) < len(ref["rows"]) or len(again) < len(ref["again"]):
         text = ", ".join(f"{r:.2f}" for r in ratios) or "none"
         grows = bool(ratios) and ratios[-1] > bound

@@ -380,6 +380,22 @@ MORE_ROUNDS = 4
 MORE_BUDGET = 6.0
 
 
+def _sweep(graph):
+    """The grader's own linear pass over a graph: each node's `parents` and `chain_rule` (a leaf: one
+    `accumulate_derivative`) once, in creation order. The per-node work every linear traversal does, without a
+    traversal's bookkeeping: timed beside each run of the student's, on the same graph, so that the run's time is
+    compared with what linear work costs in this process at this size, at this moment."""
+    for node in graph.nodes:
+        if node.is_constant():
+            continue
+        if node.is_leaf():
+            node.accumulate_derivative(1.0)
+        else:
+            for _ in node.parents:
+                pass
+            node.chain_rule(1.0)
+
+
 def _best_time(n, seed, limit, tag):
     """Up to 3 runs of backpropagate on a layered DAG of about n nodes (work capped; stops past `limit` CPU s).
 
@@ -388,9 +404,10 @@ def _best_time(n, seed, limit, tag):
     `__float__` does the work later is timed too. (Graph construction stays outside, so that its linear
     cost does not dilute a superlinear backward pass; the tools it uses are sealed by the harness.)
     `runs` are the child's own CPU timings (they only decide when to stop or to measure more; the parent
-    judges on its own clock). `derivatives` are each run's leaf derivatives: time is only worth points for
-    runs that computed the right derivatives. The garbage collector stays as the harness leaves it for every
-    probe (enabled); the previous run's graph is collected before the window opens.
+    judges on its own clock). After each run, the grader's own linear pass (`_sweep`) over the same graph built
+    anew is marked `{tag}:{run}:sweep:start/end`. `derivatives` are each run's leaf derivatives: time is only
+    worth points for runs that computed the right derivatives. The garbage collector stays as the harness leaves
+    it for every probe (enabled); the previous run's graph is collected before the window opens.
     """
     runs, derivatives = [], []
     for repeat in range(3):
@@ -407,6 +424,12 @@ def _best_time(n, seed, limit, tag):
             return {"nodes": len(graph.nodes), "exceeded": True, "budget": budget, "tag": tag}
         runs.append(time.process_time() - start)
         mark(f"{tag}:{repeat}:end")
+        graph = out = None
+        gc.collect()
+        graph, out = layered_dag(n, random.Random(seed + repeat), counter=Counter(budget=budget))
+        mark(f"{tag}:{repeat}:sweep:start")
+        _sweep(graph)
+        mark(f"{tag}:{repeat}:sweep:end")
         if runs[-1] > limit:
             break
     return {"nodes": len(graph.nodes), "seconds": min(runs), "runs": runs, "tag": tag, "derivatives": derivatives}
