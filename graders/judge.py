@@ -9,7 +9,7 @@ own in `problems/<id>/judges.py`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -28,6 +28,8 @@ class Verdict:
     misconception: Optional[str] = None
     #: data for figures (e.g. work per graph size)
     figure: Optional[Dict[str, Any]] = None
+    #: further misconceptions the same data shows (all of them are named; `misconception` tags the test)
+    also: Tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:

@@ -159,7 +159,7 @@ LIST_PROBES = """
 import json, sys
 sys.path[:0] = json.loads(sys.argv[1])
 import harness, probekit
-harness.import_probes(sys.argv[2])
+harness.import_probes(harness.compile_probes(json.loads(sys.stdin.read())))
 print("PROBES " + json.dumps(sorted(probekit.PROBES)))
 """
 
@@ -167,10 +167,11 @@ print("PROBES " + json.dumps(sorted(probekit.PROBES)))
 def probe_ids(problem: ProblemSpec) -> Set[str]:
     """The probe ids `problem`'s probes register, imported in a child with the reference framework, the way
     the sandboxed harness imports them."""
-    from .probe import CHILD_DIR
+    from .probe import CHILD_DIR, probe_sources
 
     path = [str(paths.REFERENCE), str(CHILD_DIR), str(CHILD_DIR / "compat")]
-    done = subprocess.run([sys.executable, "-c", LIST_PROBES, json.dumps(path), str(problem.folder)],
+    done = subprocess.run([sys.executable, "-c", LIST_PROBES, json.dumps(path)],
+                          input=json.dumps(probe_sources(problem.folder)),
                           capture_output=True, text=True, timeout=300, cwd=problem.folder)
     lines = [line for line in done.stdout.splitlines() if line.startswith("PROBES ")]
     if done.returncode != 0 or not lines:

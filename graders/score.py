@@ -179,6 +179,9 @@ def score_problem(
                                     spec.id)
         if not verdict.passed and verdict.misconception:
             rules[verdict.misconception] += 1
+            for also in verdict.also:  # every misconception the test's data shows is named, not only the first
+                if also != verdict.misconception:
+                    rules[also] += 1
         judged.append((test, verdict, student.seconds))
     failing = [t.id for t, v, _ in judged if not v.passed and not v.misconception]
     confirmed = [] if load_error else [e for e in _evidence(spec, judges, run, reference, mutants, failing)

@@ -8,6 +8,8 @@ named only on evidence in this submission's own data:
 * `unary-chain-rule-no-inner-tangent`: the tangent of exp/log/sigmoid/relu is not linear in
   the incoming tangent b (doubling b does not double it, or b = 0 still gives a tangent),
   with the right primal: the rule g'(a)·b must multiply by b;
+* `sigmoid-derivative-of-input` (the shared catalogue's): sigmoid's tangent is a(1 - a)·b with a the input,
+  not σ(a)(1 - σ(a))·b, with the right primal, on every point where it is wrong (two at least);
 * `one-pass-gradient`: `gradient` of n ≥ 2 inputs evaluates f once, or evaluates it fewer than n
   times and returns the same number n times that equals ∇f·(1, ..., 1) (one pass along the all-ones
   tangent).
@@ -215,20 +217,59 @@ def _not_linear(student, what: str) -> Optional[Tuple[str, Dict[str, Any]]]:
     return None
 
 
+def _sigmoid(a: float) -> float:
+    return 1.0 / (1.0 + math.exp(-a)) if a >= 0 else math.exp(a) / (1.0 + math.exp(a))
+
+
+def _sigmoid_of_input(student) -> Optional[str]:
+    """Evidence that sigmoid's local derivative was taken of the input a, a(1 - a), instead of the output
+    σ(a)(1 - σ(a)): with the right primal σ(a), every wrong tangent is a(1 - a)·b (or a(1 - a), without b),
+    on at least two points where that differs from σ(a)(1 - σ(a))·b."""
+    matches, wrong = [], 0
+    for case in _cases(student):
+        a, b = _number(case.get("a")), _number(case.get("b"))
+        got = _pair(_results(case).get("x.sigmoid()"))
+        if a is None or b is None or got is None or not all(math.isfinite(v) for v in got):
+            continue
+        s = _sigmoid(a)
+        if not _close(got[0], s, 1e-9, 1e-12):
+            return None  # the value itself is wrong: another mistake
+        true = s * (1.0 - s) * b
+        if _close(got[1], true, 1e-7, 1e-10):
+            continue
+        wrong += 1
+        local = a * (1.0 - a)
+        of_input = _close(got[1], local * b, 1e-7, 1e-10) or _close(got[1], local, 1e-7, 1e-10)
+        if abs(local * b - true) > 1e-6 and of_input:
+            matches.append((a, b, got[1], true))
+    if len(matches) < 2 or len(matches) != wrong:
+        return None
+    a, b, tangent, true = matches[0]
+    times_b = "" if _close(tangent, a * (1 - a), 1e-7, 1e-10) else "·b"
+    return (f"Evidence: at a = {a:.6g}, b = {b:.6g} your tangent {tangent:.6g} is a(1 - a){times_b} "
+            f"with a the INPUT (on {len(matches)} points); the derivative of σ is σ(a)(1 - σ(a)), a function of the "
+            f"output: σ(a)(1 - σ(a))·b = {true:.6g}.")
+
+
 def unary_rule(student, reference, options) -> Verdict:
-    """exp/log/sigmoid/relu (option `what`): values and tangents; the tangent must be linear in b."""
+    """exp/log/sigmoid/relu (option `what`): values and tangents; the tangent must be linear in b; sigmoid's
+    local derivative must be of its output (both misconceptions are named when the data shows both)."""
     what = str(options.get("what") or "exp")
     verdict = _rule_verdict(student, reference, f"Dual.{what}",
                             f"the lecture's dual-number rules: {TAYLOR}")
     if verdict.passed:
         return verdict
+    of_input = _sigmoid_of_input(student) if what == "sigmoid" else None
     found = _not_linear(student, what)
     if found is None:
-        return verdict
+        if of_input is None:
+            return verdict
+        return Verdict(0.0, f"{verdict.message} {of_input}", misconception="sigmoid-derivative-of-input")
     message, figure = found
     figure["reference"] = _reference_line(reference, what, figure["a"])
-    return Verdict(0.0, f"{verdict.message} {message}", misconception="unary-chain-rule-no-inner-tangent",
-                   figure=figure)
+    also = ("sigmoid-derivative-of-input",) if of_input else ()
+    return Verdict(0.0, f"{verdict.message} {message}{' ' + of_input if of_input else ''}",
+                   misconception="unary-chain-rule-no-inner-tangent", figure=figure, also=also)
 
 
 def _reference_line(reference, what: str, a: float) -> List[Optional[float]]:

@@ -7,7 +7,8 @@ process (inputs_dir/digits.npz holds the training split only): the digits probe 
 parameters, which the parent evaluates on the test images itself.
 
 Cases carry what a judge needs to read them as evidence (which case is another one shifted by
-+1000, or duplicated), so the judges test properties of the student's own outputs.
++1000, or duplicated, which has logits beyond exp's range), so the judges test properties of the student's
+own outputs.
 """
 
 import os
@@ -61,8 +62,9 @@ def logit_cases():
         ("moderate", "logits of 5 rows with moderate values", moderate, {}),
         ("single_row", "one row of 10 logits", rng.normal(0.0, 2.0, (1, 10)), {}),
         ("plus_1000", "the same 5 rows + 1000 (softmax is unchanged by adding a constant to a row)",
-         moderate + 1000.0, {"shift_of": "moderate"}),
-        ("mixed_scales", "3 rows near 0, near +1000 and near -1000 (each row needs its own max)", mixed, {}),
+         moderate + 1000.0, {"shift_of": "moderate", "large_logits": True}),
+        ("mixed_scales", "3 rows near 0, near +1000 and near -1000 (each row needs its own max)", mixed,
+         {"large_logits": True}),
         ("confident", "confident logits: entries 1000 below their row's max (probabilities about e^-1000)",
          confident, {"log_sign": 1}),
     ]
@@ -105,7 +107,7 @@ def cross_entropy_probe(_):
     add("duplicated", "the batch of 4 with every example twice (8 rows): the mean is the same",
         np.concatenate([four, four]), np.concatenate([y4, y4]), twice_of="batch_4")
     add("plus_1000", "the batch of 9 with 1000 added to every logit (the loss is unchanged)",
-        nine + 1000.0, y9, shift_of="batch_9")
+        nine + 1000.0, y9, shift_of="batch_9", large_logits=True)
     confident = np.array([[0.0, 2.0, -1000.0, 1.0], [-1000.0, 0.0, 3.0, -5.0]])
     add("confident", "2 examples whose label's logit is 1000 below the row's max (loss about 1000)",
         confident, np.array([2, 0]), log_sign=-1)

@@ -535,6 +535,184 @@ def unrelated(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str,
     return Verdict(1.0, "None exactly for the nodes y does not depend on, right values for the others")
 
 
+# ------------------------------------------------------------------ each part on its own
+
+
+def _order_finding(case: Dict[str, Any], want: Dict[str, Any], path: str) -> Optional[tuple]:
+    """(problem, whether the order shows `not-topological`) for one call of `_topological_order`, None if right.
+
+    Only the order among the nodes listed is judged here (which nodes a run needs is lazy_run's): every listed node
+    that is expanded comes after each of its listed inputs (first occurrences: a node listed twice is
+    `reevaluates-shared-nodes`' evidence, judged elsewhere). An order that lists every node before its inputs is
+    the contract reversed (users first), not named; one that mixes the two is not topological.
+    """
+    label = str(want.get("label", "the graph"))
+    order = case.get("order") if isinstance(case, dict) else None
+    err = error_text(order, path)
+    if err:
+        return f"on {label}: _topological_order raised {err}", False
+    if not isinstance(order, list) or not all(isinstance(n, str) for n in order):
+        return f"on {label}: _topological_order returned {describe_value(order)}, expected a list of nodes", False
+    graph = Structure(want["graph"])
+    stop = set(want.get("stop", []))
+    first: Dict[str, int] = {}
+    for i, n in enumerate(order):
+        first.setdefault(n, i)
+    missing = set(want.get("order", [])) - set(first)
+    late, early = [], []  # (user, input) listed user first / input first
+    for n in first:
+        if n in stop:
+            continue
+        for i in graph.inputs(n):
+            if i in first:
+                (late if first[i] > first[n] else early).append((n, i))
+    if late and early:
+        user, inp = late[0]
+        return (f"on {label}: your order {_listing(order)} lists '{user}' before its input '{inp}' "
+                f"({len(late)} of {len(late) + len(early)} edges the wrong way, the others the right way): "
+                "a breadth-first or first-touch order is not topological when a node is reached by paths of "
+                "different lengths. Post-order depth-first search (explicit stack): a node after all of its "
+                "inputs"), True
+    if late:
+        return (f"on {label}: your order {_listing(order)} lists every node before its inputs: the contract of "
+                "_topological_order is inputs first (Session.run evaluates it front to back; gradients walks "
+                "it backwards)"), False
+    if missing:
+        return f"on {label}: the order lacks {_names(missing)}, which the roots need", False
+    return None
+
+
+def _listing(order: Sequence[str], limit: int = 12) -> str:
+    shown = ", ".join(order[:limit])
+    return f"[{shown}{', ...' if len(order) > limit else ''}]"
+
+
+def topological(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """`_topological_order` alone on graphs with paths of different lengths: each node after all of its inputs.
+    `not-topological` when its order puts some node before one of its inputs and others after."""
+    path = str(options.get("display_path", ""))
+    want = reference.value
+    got = student.value if isinstance(student.value, list) and len(student.value) == len(want) else [None] * len(want)
+    findings = [f for f in (_order_finding(g, w, path) for g, w in zip(got, want)) if f is not None]
+    if not findings:
+        return Verdict(1.0, f"_topological_order lists every node after its inputs on all {len(want)} graphs")
+    named = [text for text, shows in findings if shows]
+    text = named[0] if named else findings[0][0]
+    more = f" ({len(findings) - 1} more graph(s) wrong)" if len(findings) > 1 else ""
+    return Verdict(1.0 - len(findings) / len(want), text + more,
+                   misconception="not-topological" if named else None)
+
+
+def _grad_problem(got: Any, want: Any, path: str) -> Optional[str]:
+    err = first_error(got, path)
+    if err:
+        return f"raised {err}"
+    try:
+        return compare_values(got, want, GRADIENT_RTOL, GRADIENT_ATOL, "the gradients")
+    except NotNumeric as exc:
+        return str(exc)
+
+
+def _walked_forwards(row: Dict[str, Any]) -> Optional[bool]:
+    """Whether the gradient rules were applied in the direction of the order handed out (inputs first): True when
+    at least two were and each came after the ones listed before it; False when some came the other way; None
+    when the record cannot tell (no order asked for, fewer than two rules applied)."""
+    orders, rules = row.get("orders"), row.get("rules")
+    if not isinstance(orders, list) or not orders or not isinstance(orders[0], list) or not isinstance(rules, list):
+        return None
+    index = {str(n): i for i, n in enumerate(orders[0])}
+    seq = [index[str(r)] for r in rules if str(r) in index]
+    if len(seq) < 2:
+        return None
+    return all(a < b for a, b in zip(seq, seq[1:]))
+
+
+def gradients_order(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """gradients() on its own: handed the probe's own (right) topological order, inputs first, its values are the
+    reference's. `order-not-reversed` when they are wrong and the gradient rules were applied in the order's own
+    direction (on a graph where two or more were, every one after those listed before it; on no graph the
+    other way): the gradient pass walks the order forwards, from the inputs to the ys."""
+    path = str(options.get("display_path", ""))
+    want = reference.value
+    got = student.value if isinstance(student.value, list) and len(student.value) == len(want) else [None] * len(want)
+    rows = [g if isinstance(g, dict) else {} for g in got]
+    problems = []
+    for g, w in zip(rows, want):
+        problem = _grad_problem(g.get("values"), w["values"], path)
+        if problem is not None:
+            problems.append(f"on {w['label']}: {problem}")
+    if not problems:
+        return Verdict(1.0, f"gradients gives the right values on {len(want)} graphs when handed a topological order")
+    fraction = 1.0 - len(problems) / len(want)
+    more = f" ({len(problems) - 1} more)" if len(problems) > 1 else ""
+    directions = [_walked_forwards(g) for g in rows]
+    if any(d is True for d in directions) and not any(d is False for d in directions):
+        shown = next(g for g, d in zip(rows, directions) if d)
+        return Verdict(fraction, f"handed a topological order (inputs first, as _topological_order returns it), "
+                                 f"{problems[0]}{more}. Your gradients applied the gradient rules of "
+                                 f"{_listing([str(r) for r in shown['rules']])} in the order's own direction, "
+                                 "inputs first: it walks the order forwards, so a y's adjoint reaches nodes the pass "
+                                 "has already left behind. Reverse mode starts at the ys: walk reversed(order)",
+                       misconception="order-not-reversed")
+    return Verdict(fraction, f"handed a topological order (inputs first, from the grader: your _topological_order "
+                             f"plays no part here), {problems[0]}{more}; {GRADIENT_HINT}")
+
+
+def gradients_work(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """gradients(y, [x]) on diamond chains (2^k paths through k layers): gradient-rule calls and uses of the
+    nodes' inputs stay within a constant factor of the reference's (once per node). `path-recursion` when the
+    rule calls double with every layer: the adjoints were pushed along every path."""
+    path = str(options.get("display_path", ""))
+    factor = float(options.get("factor", 4.0))
+    want = [r for r in reference.value if isinstance(r, dict)]
+    got = student.value if isinstance(student.value, list) and len(student.value) == len(want) else []
+    if not got or not all(isinstance(r, dict) for r in got):
+        return Verdict(0.0, "the probe's record could not be read")
+    figure = {"kind": "gradient_work", "layers": [w["layers"] for w in want],
+              "reference": [w.get("rule_calls") for w in want], "student": [g.get("rule_calls") for g in got]}
+    for g in got:
+        err = first_error(g.get("error"), path)
+        if err:
+            return Verdict(0.0, f"gradients on {g.get('layers')} diamond layers raised {err}", figure=figure)
+    calls = [g.get("rule_calls") if isinstance(g.get("rule_calls"), int) else 0 for g in got]
+    ref_calls = [int(w["rule_calls"]) for w in want]
+    uses = [g.get("uses") if isinstance(g.get("uses"), int) else 0 for g in got]
+    ref_uses = [int(w["uses"]) for w in want]
+    listing = ", ".join(f"{w['layers']}→{c}{'+' if g.get('exceeded') else ''}" for w, g, c in zip(want, got, calls))
+    too_many = [i for i, (c, r) in enumerate(zip(calls, ref_calls)) if c > factor * r + 8]
+    exceeded = [i for i, g in enumerate(got) if g.get("exceeded")]
+    if not too_many and not exceeded:
+        heavy = [i for i, (u, r) in enumerate(zip(uses, ref_uses)) if u > factor * r + 50]
+        wrong = [(g, w) for g, w in zip(got, want) if "gradient" in w and _grad_problem(g.get("gradient"),
+                                                                                         w["gradient"], path)]
+        if not heavy and wrong:  # work counts only for a gradients that gives the right derivatives
+            g, w = wrong[0]
+            return Verdict(0.0, f"on {w['layers']} diamond layers the gradient is wrong "
+                                f"({_grad_problem(g.get('gradient'), w['gradient'], path)}): the work of a "
+                                "gradients that does not give the right derivatives earns nothing (see the value "
+                                "tests)", figure=figure)
+        if not heavy:
+            return Verdict(1.0, f"gradients calls each gradient rule about once per node (layers→rule calls: "
+                                f"{listing}; the reference: {', '.join(map(str, ref_calls))})", figure=figure)
+        i = heavy[0]
+        return Verdict(0.0, f"on {want[i]['layers']} diamond layers gradients used the nodes' inputs {uses[i]} "
+                            f"times, the reference {ref_uses[i]}: visit each node a constant number of times "
+                            "(a set or dict keyed by node)", figure=figure)
+    # the paths double per layer (2 layers more: 4 times the paths): calls growing that fast are per path
+    growth = [calls[i + 1] / max(1, calls[i]) for i in range(len(calls) - 1)]
+    doubling = len(growth) >= 2 and all(r >= 2.5 for r in growth[-2:] if r) and calls[-1] >= 8 * ref_calls[-1]
+    last = too_many[0] if too_many else exceeded[0]
+    text = (f"gradients called the ops' gradient rules {calls[last]}{'+ (stopped)' if last in exceeded else ''} "
+            f"times on {want[last]['layers']} diamond layers ({want[last]['nodes']} nodes, {want[last]['paths']} "
+            f"paths from x to y), the reference {ref_calls[last]} (layers→rule calls: {listing})")
+    if doubling or (exceeded and len(exceeded) < len(got)):
+        return Verdict(0.0, f"{text}: the work doubles with every diamond layer, as the number of paths does, so "
+                            "the adjoints were pushed along every path. Reverse mode handles each node once: sum a "
+                            "node's contributions first, then apply its rule once, in reverse topological order",
+                       misconception="path-recursion", figure=figure)
+    return Verdict(0.0, f"{text}: call each node's gradient rule once", figure=figure)
+
+
 def _no_resemblance(value: Any) -> None:
     """What instructor-mutant matching may compare in this problem's outcomes: nothing.
 
@@ -546,6 +724,9 @@ def _no_resemblance(value: Any) -> None:
 
 
 JUDGES = {
+    "topological": topological,
+    "gradients_order": gradients_order,
+    "gradients_work": gradients_work,
     "lazy_run": lazy_run,
     "deep_chain": deep_chain,
     "gradient_values": gradient_values,

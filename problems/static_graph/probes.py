@@ -650,3 +650,258 @@ def training(_):
                 losses.append(as_data(out[1]))
             weights = capture(lambda: as_data(session.run([W, b])))
     return {"losses": losses, "weights": weights}
+
+
+# ------------------------------------------------------------------ each part on its own
+
+
+def order_graphs() -> List[Dict[str, Any]]:
+    """Graphs for `_topological_order` alone: roots, the nodes not to expand, and the graph (paths of different
+    lengths from a node to the root, so that a breadth-first or first-touch order is not topological)."""
+    cases = []
+    graph = tf.Graph()
+    with graph.as_default():
+        x1 = tf.placeholder((), name="x1")
+        x2 = tf.placeholder((), name="x2")
+        f = tf.add(x1, tf.exp(tf.add(tf.multiply(x1, 1.5, name="a"), tf.multiply(x2, 2.0, name="b"), name="s"),
+                              name="e"), name="f")
+    cases.append({"label": "the lecture's f = x1 + exp(1.5 x1 + 2 x2)", "graph": graph, "roots": [f], "stop": []})
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder((2,), name="x")
+        h = x
+        for i in range(4):  # a diamond per layer, and a shortcut from x into every layer
+            h = tf.add(tf.sigmoid(h, name=f"s{i}"), tf.multiply(h, x, name=f"m{i}"), name=f"h{i}")
+        top = tf.add(tf.square(h, name="sq"), tf.reduce_sum(x, name="sum_x"), name="top")
+    cases.append({"label": "4 diamonds with x used by every layer", "graph": graph, "roots": [top], "stop": []})
+    graph = tf.Graph()
+    with graph.as_default():
+        u = tf.placeholder((3,), name="u")
+        p = tf.exp(tf.multiply(u, 2.0, name="pu"), name="p")
+        q = tf.add(p, tf.log(tf.add(tf.square(p, name="pp"), 1.0, name="pp1"), name="lg"), name="q")
+        r = tf.multiply(q, p, name="r")
+        w = tf.subtract(r, u, name="w")
+    cases.append({"label": "two roots [w, q] sharing nodes, p not expanded (fed)", "graph": graph,
+                  "roots": [w, q], "stop": ["p"]})
+    return cases
+
+
+@probe("topological_order")
+def topological_order(_):
+    """The student's `_topological_order(roots, expand)` called alone: the names it lists, in its order."""
+    out = []
+    for case in order_graphs():
+        stop = set(case["stop"])
+        roots = case["roots"]
+        with case["graph"].as_default():
+            order = capture(lambda: [str(getattr(n, "name", n)) for n in list(
+                tf._topological_order(list(roots), lambda n: n.name not in stop))[:MAX_REPORTED]])
+        out.append({"label": case["label"], "graph": structure(case["graph"]), "roots": [r.name for r in roots],
+                    "stop": sorted(stop), "order": order})
+    return out
+
+
+def probe_order(roots: Iterable[Any], expand: Callable[[Any], bool] = lambda n: True) -> List[Any]:
+    """The probe's own topological order (inputs before users, each node once, iterative)."""
+    order: List[Any] = []
+    done: set = set()
+    stack = [(r, False) for r in reversed(list(roots))]
+    while stack:
+        node, inputs_done = stack.pop()
+        if inputs_done:
+            if node not in done:
+                done.add(node)
+                order.append(node)
+            continue
+        if node in done:
+            continue
+        stack.append((node, True))
+        if expand(node):
+            stack.extend((i, False) for i in reversed(tuple(tuple.__iter__(node.inputs))) if i not in done)
+    return order
+
+
+def evaluate(graph: Any, nodes: Sequence[Any], feeds: Dict[Any, Any]) -> List[Any]:
+    """The values of `nodes` by the probe's own walk and the given `Session._evaluate` (not the student's run)."""
+    session = tf.Session(graph, constant_folding=False)
+    values: Dict[Any, Any] = {}
+    for n in probe_order(nodes):
+        if n in feeds:
+            values[n] = np.asarray(feeds[n], dtype=np.float64)
+        else:
+            values[n] = session._evaluate(n, [values[i] for i in tuple.__iter__(n.inputs)])
+    return [as_data(values[n]) for n in nodes]
+
+
+class OrderGiven:
+    """While active, the student's `gradients` gets the probe's own topological order (inputs first, the contract)
+    from `_topological_order` (in the module and in the globals the student's functions run with), and every
+    gradient rule called is recorded by its node's name. Records the orders handed out."""
+
+    def __init__(self) -> None:
+        self.orders: List[List[str]] = []
+        self.rules: List[str] = []
+        self._saved: List[tuple] = []
+        self._ops: Dict[str, Any] = {}
+
+    def order(self, roots: Iterable[Any], expand: Callable[[Any], bool] = lambda n: True) -> List[Any]:
+        found = probe_order(roots, expand)
+        self.orders.append([str(n.name) for n in found][:MAX_REPORTED])
+        return found
+
+    def __enter__(self) -> OrderGiven:
+        spaces = [vars(tf)]
+        student = getattr(tf.gradients, "__globals__", None)
+        if isinstance(student, dict) and student is not vars(tf):
+            spaces.append(student)
+        for space in spaces:
+            self._saved.append((space, space.get("_topological_order")))
+            space["_topological_order"] = self.order
+        self._ops = dict(tf._OPS)
+        given = self
+
+        def recorded(rule: Callable) -> Callable:
+            def run(node: Any, *args: Any, **kwargs: Any) -> Any:
+                if len(given.rules) < MAX_REPORTED:
+                    given.rules.append(str(getattr(node, "name", "?")))
+                return rule(node, *args, **kwargs)
+
+            return run
+
+        for op_type, opdef in self._ops.items():
+            if opdef.grad is not None:
+                tf._OPS[op_type] = tf._OpDef(opdef.kernel, recorded(opdef.grad))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        tf._OPS.clear()
+        tf._OPS.update(self._ops)
+        for space, saved in reversed(self._saved):
+            space["_topological_order"] = saved
+
+
+def order_check_graphs() -> List[Dict[str, Any]]:
+    """Graphs whose gradient needs the reverse order: fan-out at several depths, and several ys each an input of
+    the next (a pass that walks the order forwards then applies their rules in the order's direction)."""
+    graphs = []
+    x1 = tf.placeholder((), name="x1")
+    x2 = tf.placeholder((), name="x2")
+    f = x1 + tf.exp(x1 * 1.5 + x2 * 2.0)
+    graphs.append({"label": "f = x1 + exp(1.5 x1 + 2 x2) at (3, 0.5)", "ys": f, "xs": [x1, x2],
+                   "feeds": {x1: 3.0, x2: 0.5}})
+    x = tf.placeholder((2,), name="x")
+    h = x
+    for _ in range(3):
+        h = tf.sigmoid(h) + h * x
+    y = tf.reduce_sum(tf.square(h))
+    graphs.append({"label": "3 diamonds, x used by every layer, at x = (0.3, -0.8)", "ys": y, "xs": [x, h],
+                   "feeds": {x: np.array([0.3, -0.8])}})
+    t = tf.placeholder((), name="t")
+    p = tf.exp(t * 0.5, name="p")
+    q = tf.add(p * p, t, name="q")
+    r = tf.add(tf.log(q), p, name="r")
+    graphs.append({"label": "ys = [p, q, r] with p = exp(t/2), q = p² + t, r = log q + p, at t = 0.7 (each y an "
+                            "input of the next)", "ys": [p, q, r], "xs": [t], "feeds": {t: 0.7}})
+    return graphs
+
+
+@probe("gradients_order")
+def gradients_order(_):
+    """The student's `gradients` handed the probe's own topological order (inputs first, as `_topological_order`
+    returns it): the gradient values (run by the probe, not `Session.run`), the orders handed out and the nodes
+    whose gradient rules were applied, in call order."""
+    graph = tf.Graph()
+    out = []
+    with graph.as_default():
+        cases = order_check_graphs()
+    for case in cases:
+        row: Dict[str, Any] = {"label": case["label"]}
+        with graph.as_default(), OrderGiven() as given:
+            grads = capture(lambda: tf.gradients(case["ys"], list(case["xs"])))
+        row.update(orders=given.orders[:4], rules=given.rules)
+        if isinstance(grads, dict):
+            row["values"] = grads
+        elif not isinstance(grads, (list, tuple)) or len(grads) != len(case["xs"]):
+            row["values"] = {"__error__": {"type": "TypeError", "line": None,
+                                           "message": f"gradients returned {type(grads).__name__}"}}
+        else:
+            nodes = [g for g in grads if isinstance(g, tf.Node)]
+            values = capture(lambda: evaluate(graph, nodes, case["feeds"]))
+            if isinstance(values, dict):
+                row["values"] = values
+            else:
+                it = iter(values)
+                row["values"] = [next(it) if isinstance(g, tf.Node) else None for g in grads]
+        out.append(row)
+    return out
+
+
+class RulesCounted:
+    """While active, every call of an op's gradient rule (`_OPS[op].grad`) is counted, against a budget."""
+
+    def __init__(self, budget: int):
+        self.calls = 0
+        self.budget = budget
+        self._saved: Optional[Dict[str, Any]] = None
+
+    def __enter__(self) -> RulesCounted:
+        ops = dict(tf._OPS)
+        counter = self
+
+        def counted(rule: Callable) -> Callable:
+            def run(*args: Any, **kwargs: Any) -> Any:
+                counter.calls += 1
+                if counter.calls > counter.budget:
+                    raise WorkBudgetExceeded(f"more than {counter.budget} gradient-rule calls")
+                return rule(*args, **kwargs)
+
+            return run
+
+        self._saved = ops
+        for op_type, opdef in ops.items():
+            if opdef.grad is not None:
+                tf._OPS[op_type] = tf._OpDef(opdef.kernel, counted(opdef.grad))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        tf._OPS.clear()
+        tf._OPS.update(self._saved or {})
+
+
+#: diamond layers of the work probe: the paths from x to y double with each
+WORK_LAYERS = (2, 4, 6, 8, 10)
+#: gradient-rule calls allowed per graph (the reference makes about 3 per layer)
+RULE_BUDGET = 20_000
+
+
+@probe("gradients_work")
+def gradients_work(_):
+    """gradients(y, [x]) on diamond chains h' = sigmoid(h) + 0.5·h (2^k paths from x to y through k layers): how
+    many gradient rules it calls and how often it uses the nodes' inputs (reverse mode: once per node)."""
+    rows = []
+    for layers in WORK_LAYERS:
+        graph = tf.Graph()
+        with graph.as_default():
+            x = tf.placeholder((2,), name="x")
+            h = x
+            for i in range(layers):
+                h = tf.add(tf.sigmoid(h, name=f"s{i}"), tf.multiply(h, 0.5, name=f"m{i}"), name=f"h{i}")
+            y = tf.reduce_sum(h, name="y")
+            nodes = len(graph)
+            watch = Watch(budget=50 * RULE_BUDGET)
+            watch.instrument(graph)
+            row: Dict[str, Any] = {"layers": layers, "nodes": nodes, "paths": 2 ** layers}
+            try:
+                with RulesCounted(RULE_BUDGET) as rules, watch:
+                    grads = capture(lambda: tf.gradients(y, [x]))
+            except WorkBudgetExceeded:
+                row.update(exceeded=True, rule_calls=rules.calls, uses=watch.uses)
+                rows.append(row)
+                continue
+            row.update(exceeded=False, rule_calls=rules.calls, uses=watch.uses)
+            if isinstance(grads, dict):
+                row["error"] = grads
+            elif layers <= 4 and isinstance(grads, (list, tuple)) and grads and isinstance(grads[0], tf.Node):
+                row["gradient"] = capture(lambda: evaluate(graph, [grads[0]], {x: np.array([0.4, -0.7])})[0])
+            rows.append(row)
+    return rows
