@@ -77,11 +77,16 @@ class _Evidence:
     misconception: str
     fails: set = field(default_factory=set)
     matches: set = field(default_factory=set)
+    #: tests of the signature the student fails with telling numbers of its own that are not the mutant's
+    contradicts: set = field(default_factory=set)
 
     @property
     def confirmed(self) -> bool:
-        """The student reproduces the mutant's whole failure signature, or enough of it."""
-        return bool(self.matches) and (self.matches >= self.fails or len(self.matches) >= MIN_MATCHES)
+        """The student reproduces the mutant's whole failure signature, or enough of it, and the rest of the
+        signature does not mostly say otherwise (a name must fit the submission's evidence, not one graph:
+        a bug that coincides with the mutant on two tests and gives numbers of its own on ten is another bug)."""
+        return bool(self.matches) and (self.matches >= self.fails or len(self.matches) >= MIN_MATCHES) \
+            and len(self.contradicts) <= len(self.matches)
 
 
 def _evidence(
@@ -106,10 +111,22 @@ def _evidence(
             if not telling_outcome(judges[test.id], mutant, ref, test.options):
                 continue  # a crash, or no numbers of its own: nothing a submission could reproduce as evidence
             ev.fails.add(test.id)
-            if test.id in failing and _reproduces(judges[test.id], run.outcomes[test.probe], mutant, test.options, ref):
+            if test.id not in failing:
+                continue
+            if _reproduces(judges[test.id], run.outcomes[test.probe], mutant, test.options, ref):
                 ev.matches.add(test.id)
+            elif _telling(judges[test.id], run.outcomes[test.probe], ref, test.options):
+                ev.contradicts.add(test.id)
         found.append(ev)
     return found
+
+
+def _telling(fn: Any, student: ProbeOutcome, ref: ProbeOutcome, options: Dict[str, Any]) -> bool:
+    """`telling_outcome` of the student's own data: wrong numbers of its own (never a crash)."""
+    try:
+        return telling_outcome(fn, student, ref, options)
+    except Exception:
+        return False
 
 
 def _reproduces(fn: Any, student: ProbeOutcome, mutant: ProbeOutcome, options: Dict[str, Any],

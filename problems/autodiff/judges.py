@@ -174,13 +174,29 @@ def _single_contribution(calls: List[List[Any]], x: int, contributions: Sequence
     return None
 
 
+def _users_got_theirs(calls: List[List[Any]], want: Dict[str, Any]) -> bool:
+    """Every user of x was processed once, holding the adjoint the reference's run gave it: x's users were
+    handed their contributions, so a single one at x is x's own adjoint overwritten (not, say, derivatives
+    handed to only the first input of each node, which leaves a user with nothing)."""
+    x, edges = want["x"], want["edges"]
+    users = {i for i, inputs in enumerate(edges) if x in inputs}
+    expected = {node: d for node, d in want["calls"] if node in users}
+    seen: Dict[int, List[Any]] = {}
+    for node, d in calls:
+        if node in users:
+            seen.setdefault(node, []).append(d)
+    return bool(users) and all(
+        len(seen.get(u, [])) == 1 and isinstance(seen[u][0], float) and isinstance(expected.get(u), float)
+        and bool(np.isclose(seen[u][0], expected[u], rtol=ADJOINT_TOL, atol=ADJOINT_TOL)) for u in users)
+
+
 def fan_out_evidence(got: List[Any], want: List[Dict[str, Any]]) -> Optional[Verdict]:
     """What the recorded backward passes show on the fan-out graphs (a -> x -> users -> out), if anything.
 
     `calls` lists `[node, adjoint]` for every `chain_rule` call in order. Nodes processed
     in a wrong order name the order's misconception (on any graph); x processed after all
-    its users, once, holding a single user's contribution on EVERY graph is
-    `no-fanout-accumulation`.
+    its users, once, holding a single user's contribution on EVERY graph, while every user held its own
+    adjoint (`_users_got_theirs`), is `no-fanout-accumulation`.
     """
     records = [g if isinstance(g, dict) and isinstance(g.get("calls"), list) else None for g in got]
     if len(records) != len(want) or None in records:
@@ -192,7 +208,7 @@ def fan_out_evidence(got: List[Any], want: List[Dict[str, Any]]) -> Optional[Ver
         if finding.problem:
             return Verdict(0.0, finding.problem, misconception=finding.misconception)
     singles = [_single_contribution(g["calls"], w["x"], w["contributions"]) for g, w in zip(records, want)]
-    if all(s is not None for s in singles):
+    if all(s is not None for s in singles) and all(_users_got_theirs(g["calls"], w) for g, w in zip(records, want)):
         w = want[-1]
         return Verdict(
             0.0,
