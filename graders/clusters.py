@@ -77,6 +77,8 @@ class Cluster:
     example: str
     #: the first failed test's message pattern (what every member's message reduced to)
     pattern: str = ""
+    #: how the first failed test's values are wrong (`value_pattern`: "scaled x2", ...), '' when it reports none
+    values: str = ""
 
     @property
     def catalogued(self) -> bool:
@@ -200,7 +202,7 @@ def _cluster(sig: Signature, members: Sequence[Failures]) -> Cluster:
     first = members[0].tests[0]
     return Cluster(id=signature_id(sig), members=[m.name for m in members], misconceptions=sorted(shared),
                    tests=list(members[0].tests), example=_SPACE.sub(" ", first.message).strip()[:EXAMPLE_CHARS],
-                   pattern=failure_pattern(first))
+                   pattern=failure_pattern(first), values=value_pattern(first.message))
 
 
 # ------------------------------------------------------------------ inputs and outputs

@@ -77,7 +77,7 @@ def test_the_same_failures_written_differently_form_one_cluster_with_no_misconce
     assert only.members == ["hana", "ivan", "jun"] and only.misconceptions == [] and not only.catalogued
     assert [t.key for t in only.tests] == ["autodiff/slides_example", "autodiff/deep_chain_3000"]
     assert only.example.startswith("value: got [736.076, 978.768]")
-    assert "[scaled x2]" in only.pattern
+    assert "[scaled x2]" in only.pattern and only.values == "scaled x2"
 
 
 def test_how_the_values_are_wrong_and_which_tests_fail_both_split_clusters():
