@@ -530,6 +530,10 @@ def summary_text(run: BatchRun) -> str:
                      + "  ".join(f"{p.id} {p.mean:.1f}/{p.max_score:g}" for p in view.problems))
     if view.misconceptions:
         lines.append("top misconceptions: " + ", ".join(f"{m.id} ({m.count})" for m in view.misconceptions[:5]))
+    if view.clusters:
+        lines.append(f"failure clusters: {len(view.clusters)} group(s) failing alike, "
+                     f"{len(view.uncatalogued_clusters)} with no misconception named "
+                     "(index.html#clusters, clusters.json)")
     failures = run.faults + run.errors
     if failures:
         lines.append(f"did not run normally in this run: {len(run.faults)} grader fault(s), {len(run.errors)} error(s)")

@@ -202,7 +202,7 @@ def similarity_cmd(submissions_dir: Path, out_dir: Path, bases: tuple, threshold
 @main.command("report")
 @click.argument("out_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 def report_cmd(out_dir: Path) -> None:
-    """Re-render index.html, grades.csv and every report.html of a batch folder, without regrading."""
+    """Re-render index.html, grades.csv, clusters.json and every report.html of a batch folder, without regrading."""
     from .batch import rerender
     from .submissions import BatchUsageError
 
@@ -210,7 +210,8 @@ def report_cmd(out_dir: Path) -> None:
         count = rerender(out_dir)
     except BatchUsageError as exc:
         raise click.UsageError(printable(str(exc))) from exc
-    click.echo(f"re-rendered {count} report(s), {out_dir / 'index.html'} and {out_dir / 'grades.csv'}")
+    click.echo(f"re-rendered {count} report(s), {out_dir / 'index.html'}, {out_dir / 'grades.csv'} and "
+               f"{out_dir / 'clusters.json'}")
 
 
 @main.command("sandbox")

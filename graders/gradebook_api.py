@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Dict, List
 
+from .clusters import FailedTest, Failures
 from .gradebook import Gradebook, SubmissionRow
 from .safetext import csv_cell
 
@@ -120,6 +121,21 @@ def tests(book: Gradebook) -> List[PassCount]:
         "WHERE p.fault IS NULL GROUP BY t.problem, t.test ORDER BY ppos, t.problem, tpos, t.test"
     )
     return [PassCount(r["problem"], r["test"], r["title"], r["kind"], r["passed"], r["total"]) for r in rows]
+
+
+def failures(book: Gradebook) -> List[Failures]:
+    """Every submission's failed tests (problems the grader failed on left out) and the misconceptions named
+    for it, by name: what failure clustering (graders.clusters) reads."""
+    failed: Dict[str, List[FailedTest]] = {}
+    for r in book.query(
+        "SELECT t.name, t.problem, t.test, t.title, t.message FROM test_scores t "
+        "JOIN problem_scores p ON p.name = t.name AND p.problem = t.problem "
+        "WHERE t.passed = 0 AND p.fault IS NULL ORDER BY t.name, p.position, t.position"
+    ):
+        failed.setdefault(r["name"], []).append(FailedTest(r["problem"], r["test"], r["title"], r["message"]))
+    found = _misconceptions(book)
+    return [Failures(row.name, tuple(found.get(row.name, [])), tuple(failed.get(row.name, [])))
+            for row in book.rows()]
 
 
 def grader_versions(book: Gradebook) -> List[str]:

@@ -13,8 +13,8 @@ from functools import lru_cache
 from . import paths
 
 #: grader modules that cannot change a grade (CLI, batch bookkeeping, packaging): not in the version hash
-NOT_GRADING = {"cli.py", "batch.py", "submissions.py", "gradebook.py", "gradebook_api.py", "gradescope.py",
-               "make_template.py", "__main__.py"}
+NOT_GRADING = {"cli.py", "batch.py", "submissions.py", "gradebook.py", "gradebook_api.py", "clusters.py",
+               "gradescope.py", "make_template.py", "__main__.py"}
 
 
 #: folders of a problem that only the project's tests and students read (never a grade): not in the version hash

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional
 from urllib.parse import quote
 
 from graders import gradebook_api
+from graders.clusters import Cluster, cluster, clusters_json
 from graders.gradebook import Gradebook
 from graders.gradebook_api import PassCount, grades_csv
 from graders.record import write_atomic
@@ -26,6 +27,12 @@ SLOWEST = 10
 ATTENTION_PAIRS = 20
 #: Lowest-scoring graded submissions listed under "Needs attention" (only those below half the maximum).
 LOWEST = 10
+#: Failure clusters shown of each kind (uncatalogued, catalogued); clusters.json lists every one.
+CLUSTERS_SHOWN = 20
+#: Members named per cluster (the rest counted).
+CLUSTER_MEMBERS = 12
+#: the failure clusters of the class, as data (graders.clusters.clusters_json)
+CLUSTERS_FILE = "clusters.json"
 
 
 @dataclass
@@ -110,6 +117,20 @@ class MisconceptionLine:
 
 
 @dataclass
+class ClusterLine:
+    """One failure cluster as the class report shows it: the cluster and its members' lines."""
+
+    cluster: Cluster
+    #: its members, in the cluster's order (a member with no line in the report is left out)
+    members: List[StudentLine]
+
+    @property
+    def problems(self) -> List[str]:
+        """The problems of its failed tests, each once, in order."""
+        return list(dict.fromkeys(t.problem for t in self.cluster.tests))
+
+
+@dataclass
 class ClassView:
     """Everything index.html shows, computed from the gradebook."""
 
@@ -123,6 +144,8 @@ class ClassView:
     generated_at: str
     #: the similarity screening of the class (graders.similarity.SimilaritySummary), None when there is none
     similarity: Optional[Any] = None
+    #: failure clusters (graders.clusters): the uncatalogued first, then by size
+    clusters: List[ClusterLine] = field(default_factory=list)
 
     @property
     def scores(self) -> List[float]:
@@ -171,6 +194,15 @@ class ClassView:
         return sorted(lines, key=lambda a: (ATTENTION_KINDS.index(a.kind), a.student.score, a.student.name))
 
     @property
+    def uncatalogued_clusters(self) -> List[ClusterLine]:
+        """Clusters with no misconception named for every member: shared failures nobody catalogued."""
+        return [c for c in self.clusters if not c.cluster.catalogued]
+
+    @property
+    def catalogued_clusters(self) -> List[ClusterLine]:
+        return [c for c in self.clusters if c.cluster.catalogued]
+
+    @property
     def slowest(self) -> List[StudentLine]:
         return sorted(self.students, key=lambda s: -s.seconds)[:SLOWEST]
 
@@ -209,6 +241,11 @@ def _misconceptions(students: List[StudentLine]) -> List[MisconceptionLine]:
     return sorted(lines, key=lambda m: (-m.count, m.id))
 
 
+def cluster_lines(clusters: List[Cluster], students: List[StudentLine]) -> List[ClusterLine]:
+    by_name = {s.name: s for s in students}
+    return [ClusterLine(c, [by_name[m] for m in c.members if m in by_name]) for c in clusters]
+
+
 def class_view(book: Gradebook, out_dir: Path) -> ClassView:
     """The class report's content, from the gradebook rows of `out_dir` (and its similarity.json, if any)."""
     students = _students(book, out_dir)
@@ -216,6 +253,7 @@ def class_view(book: Gradebook, out_dir: Path) -> ClassView:
         students=students, problems=_problems(book), tests=gradebook_api.tests(book),
         misconceptions=_misconceptions(students), grader_versions=gradebook_api.grader_versions(book),
         generated_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), similarity=load_summary(out_dir),
+        clusters=cluster_lines(cluster(gradebook_api.failures(book)), students),
     )
 
 
@@ -232,12 +270,15 @@ def _figures(view: ClassView) -> Dict[str, str]:
 
 def render_class(view: ClassView) -> str:
     """index.html: self-contained (figures inline, no external resource)."""
-    return environment().get_template("class.html").render(view=view, figures=_figures(view))
+    return environment().get_template("class.html").render(view=view, figures=_figures(view),
+                                                           clusters_shown=CLUSTERS_SHOWN,
+                                                           cluster_members=CLUSTER_MEMBERS)
 
 
 def write_class_outputs(out_dir: Path, book: Gradebook) -> ClassView:
-    """DIR/index.html and DIR/grades.csv from the gradebook, each written atomically."""
+    """DIR/index.html, DIR/grades.csv and DIR/clusters.json from the gradebook, each written atomically."""
     view = class_view(book, out_dir)
     write_atomic(out_dir / "grades.csv", grades_csv(book))
+    write_atomic(out_dir / CLUSTERS_FILE, clusters_json([c.cluster for c in view.clusters]))
     write_atomic(out_dir / "index.html", render_class(view))
     return view

@@ -68,6 +68,46 @@ def sentiment_syntax_error(dest: Path) -> Path:
     return dest
 
 
+#: three submissions sharing a bug the catalogue does not name, each written its own way (README there)
+UNCATALOGUED = ROOT / "tests" / "files" / "uncatalogued"
+
+
+def uncatalogued(name: str) -> Callable[[Path], Path]:
+    """The reference with `name`'s autodiff.py from UNCATALOGUED (leaf derivatives counted twice)."""
+
+    def build(dest: Path) -> Path:
+        copy_submission(dest)
+        shutil.copyfile(UNCATALOGUED / name / AUTODIFF, dest / AUTODIFF)
+        return dest
+
+    return build
+
+
+def over_reference(case_id: str) -> Callable[[Path], Path]:
+    """A problem's own case (tests/cases.py, e.g. `autodiff/buggy/course_bfs`) written over a copy of the
+    reference, so the other problems' files are the reference's."""
+
+    def build(dest: Path) -> Path:
+        from cases import case_named
+
+        copy_submission(dest)
+        return case_named(case_id).build(dest)
+
+    return build
+
+
+def example(entry: str) -> Callable[[Path], Path]:
+    """A copy of examples/submissions/<entry> (a folder or a .zip)."""
+
+    def build(dest: Path) -> Path:
+        source = ROOT / "examples" / "submissions" / entry
+        if source.is_dir():
+            return Path(shutil.copytree(source, dest))
+        return Path(shutil.copy2(source, dest.with_name(entry)))
+
+    return build
+
+
 def zipped(make: Callable[[Path], Path]) -> Callable[[Path], Path]:
     """`make` the submission in a folder, then zip it (one top-level folder inside) as DEST.zip."""
 

@@ -37,6 +37,7 @@ if not CHROMIUM.exists():
                 "(apt-get install -y chromium chromium-driver, as .ci/run does)", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (the [dev] extra) is not installed")
 
+import classbuilder as cb  # noqa: E402
 from graders.cli import main as cli  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,6 +47,8 @@ FLAGS = [
 ]
 #: Part of the bundled class: a correct folder, the blank template, a buggy one, the zipped one.
 CLASS = ("alice_correct", "bob_blank", "carol_bfs", "grace_zipped.zip")
+#: Two of the submissions sharing a bug the catalogue does not name (tests/files/uncatalogued): one failure cluster.
+SHARED_BUG = ("hana", "ivan")
 MAX_PAGES = 40
 #: urllib without any proxy from the environment: the server is on this machine.
 DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -219,10 +222,12 @@ def test_class_report_renders_in_chromium(server, browser):
     for entry in CLASS:
         source = ROOT / "examples" / "submissions" / entry
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, class_dir / entry)
+    for name in SHARED_BUG:
+        cb.uncatalogued(name)(class_dir / name)
     autograde("batch", str(class_dir), "--out", str(root / "grading"), "--no-progress")
     problems = crawl(browser, base, f"{base}/grading/index.html")
     visited = set(problems)
-    for entry in CLASS:
+    for entry in CLASS + SHARED_BUG:
         name = entry.removesuffix(".zip")
         assert f"{base}/grading/{name}/report.html" in visited, f"index.html does not link {name}'s report"
     assert f"{base}/grading/similarity.html" in visited, "index.html does not link the similarity page"
@@ -243,6 +248,15 @@ def test_class_report_renders_in_chromium(server, browser):
         assert blank.count() == 1 and "bob_blank" in blank.inner_text() and blank.is_visible()
         top = lambda selector: page.locator(selector).first.bounding_box()["y"]  # noqa: E731
         assert top("#needs-attention") < top("#misconceptions") < top("#students") < top("#tests")
+        # the shared failure nobody catalogued: one cluster of exactly the two, with its tests and an example,
+        # above the student table; the catalogued clusters (none here: carol_bfs fails alone) come after it
+        shared = page.locator("#uncatalogued-clusters li.cluster")
+        assert shared.count() == 1 and shared.is_visible()
+        assert shared.locator(".cluster-members a").all_inner_texts() == list(SHARED_BUG)
+        assert "Slides example" in shared.locator(".cluster-tests").inner_text()
+        assert "got [736.076, 978.768]" in shared.locator(".cluster-example").inner_text()
+        assert page.locator("#catalogue-howto").is_visible() and page.locator("#catalogued-clusters").count() == 0
+        assert top("#misconceptions") < top("#clusters") < top("#uncatalogued-clusters") < top("#students")
         assert not page.locator("#tests table").is_visible()  # per-test pass rates start collapsed
         page.locator("#tests summary").click()
         assert page.locator("#tests table").is_visible()
