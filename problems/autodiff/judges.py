@@ -420,14 +420,14 @@ def pooled_best(timed: List[Dict[str, Any]]) -> Dict[int, float]:
 
 def sweep_best(rows: List[Dict[str, Any]], marks: Optional[Dict[str, float]]) -> Dict[int, float]:
     """{node count: the best parent-timed seconds of the grader's own linear pass over that size's graphs}
-    (the probe's `_sweep`, marked `{tag}:{run}:sweep:start/end` after each run)."""
+    (the probe's `_sweep`, marked `{tag}:{run}:sweep:open/close` after each run)."""
     best: Dict[int, float] = {}
     for row in rows:
         nodes, tag, runs = row.get("nodes"), row.get("tag"), row.get("runs")
         if not isinstance(nodes, int) or not isinstance(runs, list) or row.get("exceeded"):
             continue
         for i in range(len(runs)):
-            start, end = (marks or {}).get(f"{tag}:{i}:sweep:start"), (marks or {}).get(f"{tag}:{i}:sweep:end")
+            start, end = (marks or {}).get(f"{tag}:{i}:sweep:open"), (marks or {}).get(f"{tag}:{i}:sweep:close")
             if isinstance(start, float) and isinstance(end, float) and end > start:
                 best[nodes] = min(best.get(nodes, float("inf")), end - start)
     return best
