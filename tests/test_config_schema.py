@@ -77,7 +77,7 @@ PROBLEM_BREAKAGES = {
                        "[limits] 'wall_secs': unknown key (known: cpu_seconds, memory_mib, probe_seconds, wall_seconds)"),
     "unknown-test-key": ("max_ratio = 3.0", "max_ration = 3.0",
                          "[[tests]] #22 'max_ration': unknown key (known: id, judge, kind, name, points, probe, "
-                         "visibility; options judge 'time_ratio' reads: max_ratio)"),
+                         "visibility; options judge 'time_ratio' reads: max_ratio, max_slowdown)"),
     "option-string": ("seed = 2.5", 'seed = "two"', """[[tests]] #12 'seed': expected a number, got "two\""""),
     "missing-test-key": ('kind = "gradient"\npoints = 2\n', "points = 2\n",
                          "[[tests]] #1 'kind': missing (required: a string)"),
