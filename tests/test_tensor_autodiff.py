@@ -197,6 +197,8 @@ def test_view_infers_minus_one_and_checks_size():
 
 def test_numpy_scalars_and_arrays_defer_to_tensor_operators():
     x = t([1.0, 2.0])
-    for y in (np.float64(0.5) * x, x * np.float64(0.5), np.float64(1.0) - x, np.array([1.0, 1.0]) + x):
+    for y in (np.float64(0.5) * x, x * np.float64(0.5), np.float64(1.0) + x, np.array([1.0, 1.0]) + x):
         assert isinstance(y, Tensor) and not y.is_constant()
-    np.testing.assert_allclose((np.float64(1.0) - x).to_numpy(), [0.0, -1.0])
+    np.testing.assert_allclose((np.float64(1.0) + x).to_numpy(), [2.0, 3.0])
+    with pytest.raises(TypeError):  # no __rsub__, as the course's Tensor (tests/test_course_surface.py)
+        np.float64(1.0) - x
