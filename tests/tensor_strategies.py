@@ -44,7 +44,7 @@ def tensors(
     backend: TensorBackend = minitorch.FastBackend,
     shape: Optional[Tuple[int, ...]] = None,
 ) -> Tensor:
-    """A constant Tensor with permuted strides (call `.requires_grad_()` for a leaf)."""
+    """A constant Tensor with permuted strides (call `.requires_grad_(True)` for a leaf)."""
     td = draw(tensor_data(numbers, shape=shape))
     return Tensor(td, backend=backend)
 

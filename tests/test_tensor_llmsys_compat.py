@@ -339,9 +339,9 @@ PROBE = textwrap.dedent(
     B = minitorch.FastBackend
     rng = np.random.default_rng(0)
     xs, w, b = rng.normal(size=(2, 3, 4)), rng.normal(size=(4, 5)), rng.normal(size=(5,))
-    x = minitorch.Tensor.from_numpy(xs, backend=B, requires_grad=True)
-    wt = minitorch.Tensor.from_numpy(w, backend=B, requires_grad=True)
-    bt = minitorch.Tensor.from_numpy(b, backend=B, requires_grad=True)
+    x = minitorch.Tensor._from_numpy(xs, backend=B, requires_grad=True)
+    wt = minitorch.Tensor._from_numpy(w, backend=B, requires_grad=True)
+    bt = minitorch.Tensor._from_numpy(b, backend=B, requires_grad=True)
     h = (x.permute(0, 2, 1).permute(0, 2, 1) @ wt + bt).relu()
     h = h.sum(1).view(2, 5).sigmoid() * 2.0 - (h.mean(2).exp() + 1.0).log().sum(1)
     out = (h * (h > 0.3) + (h == h) - 1.0 + 1.0 / (h * h + 1.0)).mean()

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import autodiff
-from .autodiff import Context, Variable
+from . import autodiff, operators  # noqa: F401  (the course's tensor module has `operators`)
+from .autodiff import Context, Variable, backpropagate  # noqa: F401  (and `backpropagate`)
 from .tensor_data import IndexingError, TensorData, shape_broadcast
 # Only the names every llmsys/minitorch `tensor_functions.py` defines: a
 # student's whole file may be swapped in for the reference one.
@@ -49,6 +49,17 @@ if TYPE_CHECKING:
     from .tensor_data import Shape, Storage, Strides, UserIndex, UserShape, UserStrides
 
     TensorLike = Union[float, int, "Tensor"]
+
+
+#: names the course's tensor.py imports from its tensor_functions (a student file may import them from here);
+#: looked up when asked (PEP 562), as the tensor_functions module may be the student's own
+_FROM_TENSOR_FUNCTIONS = ("PowerScalar", "Tanh", "datatype", "tensor", "tensor_from_numpy", "zeros_tensor_from_numpy")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_TENSOR_FUNCTIONS:
+        return getattr(_tf, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _tensor_function(name: str) -> Type[Function]:
@@ -126,7 +137,7 @@ class Tensor:
 
     # -- gradient bookkeeping ----------------------------------------------
 
-    def requires_grad_(self, x: bool = True) -> None:
+    def requires_grad_(self, x: bool) -> None:
         """Make this tensor a leaf that collects `.grad` (`True`) or a constant (`False`)."""
         if x:
             if not self.is_leaf():
@@ -153,7 +164,7 @@ class Tensor:
         return arr if dtype is None else arr.astype(dtype)
 
     @staticmethod
-    def from_numpy(
+    def _from_numpy(
         arr: np.ndarray, backend: TensorBackend = FastBackend, requires_grad: bool = False
     ) -> "Tensor":
         """A tensor holding a copy of `arr`."""
@@ -189,7 +200,7 @@ class Tensor:
             return b
         if isinstance(b, (int, float, np.number)):
             return self._const(b)
-        return Tensor.from_numpy(np.asarray(b, dtype=_F64), backend=self.backend)
+        return Tensor._from_numpy(np.asarray(b, dtype=_F64), backend=self.backend)
 
     # -- arithmetic ----------------------------------------------------------
 
@@ -204,9 +215,6 @@ class Tensor:
         if isinstance(b, (int, float)):
             return Add.apply(self, self._const(-b))  # x + (-b) == x - b exactly
         return Add.apply(self, Neg.apply(self._ensure_tensor(b)))
-
-    def __rsub__(self, b: "TensorLike") -> "Tensor":
-        return Add.apply(self._ensure_tensor(b), Neg.apply(self))
 
     def __mul__(self, b: "TensorLike") -> "Tensor":
         return Mul.apply(self, self._ensure_tensor(b))
@@ -234,9 +242,6 @@ class Tensor:
 
     def __matmul__(self, b: "Tensor") -> "Tensor":
         return MatMul.apply(self, self._ensure_tensor(b))
-
-    def __rmatmul__(self, b: "Tensor") -> "Tensor":
-        return MatMul.apply(self._ensure_tensor(b), self)
 
     def __lt__(self, b: "TensorLike") -> "Tensor":
         return LT.apply(self, self._ensure_tensor(b))
@@ -282,9 +287,6 @@ class Tensor:
                 f"item() needs a tensor with one element, got shape {self.shape}."
             )
         return float(self._tensor._storage[0])
-
-    def __float__(self) -> float:
-        return self.item()
 
     def _dim(self, dim: int) -> int:
         d = int(dim)

@@ -18,10 +18,11 @@ shorter one with 1s, and every pair of sizes must be equal or contain a 1.
 from __future__ import annotations
 
 import random
-from typing import Any, Iterable, Iterator, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, Iterator, Optional, Sequence, Tuple, TypeAlias, Union  # noqa: F401
 
 import numpy as np
 import numpy.typing as npt
+from numpy import array, float64  # noqa: F401  (the course's tensor_data has these names)
 
 from .operators import prod  # noqa: F401  (the course's tensor_data exports it)
 

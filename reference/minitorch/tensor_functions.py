@@ -21,6 +21,7 @@ Rules every Function here follows:
 from __future__ import annotations
 
 import random
+import warnings  # noqa: F401  (the course's tensor_functions has the name)
 from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
 import numpy as np

@@ -361,6 +361,8 @@ def tensor_matrix_multiply(
 class SimpleOps(TensorOps):
     """Pure-Python backend (slow, obviously correct)."""
 
+    is_cuda = False  # the course's SimpleOps says so
+
     @staticmethod
     def map(fn: Callable[[float], float]) -> MapProto:
         f = tensor_map(fn)

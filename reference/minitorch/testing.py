@@ -192,16 +192,16 @@ class MathTestVariable(MathTest):
         return 1.0 / (a + 3.5)
 
     @staticmethod
-    def sig(a):  # type: ignore[no-untyped-def]
-        return a.sigmoid()
+    def sig(x):  # type: ignore[no-untyped-def]
+        return x.sigmoid()
 
     @staticmethod
-    def log(a):  # type: ignore[no-untyped-def]
-        return (a + 100000).log()
+    def log(x):  # type: ignore[no-untyped-def]
+        return (x + 100000).log()
 
     @staticmethod
-    def relu(a):  # type: ignore[no-untyped-def]
-        return (a + 5.5).relu()
+    def relu(x):  # type: ignore[no-untyped-def]
+        return (x + 5.5).relu()
 
     @staticmethod
     def exp(a):  # type: ignore[no-untyped-def]

@@ -9,11 +9,15 @@ module, nn, optim, tensor, tensor_data, tensor_functions, tensor_ops and takes
 and SIMT backends, losses, datasets).
 """
 
+from __future__ import annotations  # noqa: F401  (binds `annotations`, as the course's star imports do)
+
 import math  # noqa: F401  (the course's star imports leak these module names)
 import random  # noqa: F401
-from typing import Callable, Optional, Sequence, Type, Union  # noqa: F401
+import warnings  # noqa: F401
+from typing import TYPE_CHECKING, Callable, Optional, Sequence, Type, TypeAlias, Union  # noqa: F401
 
 import numpy as np  # noqa: F401
+import numpy.typing as npt  # noqa: F401
 from numpy import array, float64  # noqa: F401
 
 from . import operators  # noqa: F401
@@ -90,5 +94,7 @@ from .testing import MathTest, MathTestVariable  # noqa: F401
 from . import forward  # noqa: F401
 from . import mini_tf  # noqa: F401
 from . import datasets  # noqa: F401
+
+import minitorch  # noqa: E402,F401  (the course's tensor_functions `import minitorch` leaks `minitorch.minitorch`)
 
 version = "0.4"

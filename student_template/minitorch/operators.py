@@ -152,9 +152,9 @@ def negList(ls: Iterable[float]) -> List[float]:  # noqa: N802
     return map(neg)(ls)
 
 
-def addLists(xs: Iterable[float], ys: Iterable[float]) -> List[float]:  # noqa: N802
+def addLists(ls1: Iterable[float], ls2: Iterable[float]) -> List[float]:  # noqa: N802
     """Add two lists elementwise."""
-    return zipWith(add)(xs, ys)
+    return zipWith(add)(ls1, ls2)
 
 
 def sum(ls: Iterable[float]) -> float:  # noqa: A001

@@ -31,7 +31,7 @@ def _tensor_grad(p: Parameter) -> Optional[Any]:
 def _replace(p: Parameter, values: np.ndarray) -> None:
     """`p.update` with a NEW tensor holding `values`, on the old value's backend."""
     old = p.value
-    new = type(old).from_numpy(values, backend=old.backend)
+    new = type(old)._from_numpy(values, backend=old.backend)
     p.update(new)
 
 
@@ -41,16 +41,18 @@ class Optimizer:
     def __init__(self, parameters: Sequence[Parameter]):
         self.parameters = list(parameters)
 
-    def zero_grad(self) -> None:
-        """Forget every current value's gradient (`.grad` / `.derivative` set to None)."""
-        for p in self.parameters:
-            v = p.value
-            if v is None:
-                continue
-            if hasattr(v, "derivative") and v.derivative is not None:
-                v.derivative = None
-            if hasattr(v, "grad") and v.grad is not None:
-                v.grad = None
+
+
+def _zero_grad(parameters: Sequence[Parameter]) -> None:
+    """Forget every current value's gradient (`.grad` / `.derivative` set to None)."""
+    for p in parameters:
+        v = p.value
+        if v is None:
+            continue
+        if hasattr(v, "derivative") and v.derivative is not None:
+            v.derivative = None
+        if hasattr(v, "grad") and v.grad is not None:
+            v.grad = None
 
 
 class SGD(Optimizer):
@@ -59,6 +61,10 @@ class SGD(Optimizer):
     def __init__(self, parameters: Sequence[Parameter], lr: float = 1.0):
         super().__init__(parameters)
         self.lr = lr
+
+    def zero_grad(self) -> None:
+        """Forget every current value's gradient (the course's SGD has it; its `Optimizer` base has not)."""
+        _zero_grad(self.parameters)
 
     def step(self) -> None:
         """Replace every parameter that has a gradient by its SGD update."""
@@ -100,6 +106,10 @@ class Adam(Optimizer):
         self.beta2 = beta2
         self.eps = eps
         self._states: Dict[int, Dict[str, Any]] = {id(p): {} for p in self.parameters}
+
+    def zero_grad(self) -> None:
+        """Forget every current value's gradient (the course's Adam has it from spring 2025 on)."""
+        _zero_grad(self.parameters)
 
     def step(self) -> None:
         """Replace every tensor parameter that has a gradient by its Adam update."""
