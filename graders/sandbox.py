@@ -199,14 +199,18 @@ def capabilities() -> Capabilities:
 
 
 _warned = threading.Event()
+#: set in the environment once the notice is said: the worker processes a batch starts inherit it and stay quiet
+NOTICE_SAID_ENV = "AUTOGRADE_SANDBOX_NOTICE_SAID"
 
 
 def warn_if_weak() -> None:
-    """Say once, clearly, which layers are missing (local use continues)."""
+    """Say once per run, clearly, which layers are missing (local use continues): once in this process, and not
+    again in the processes it starts (a batch says it before its progress bar; its workers inherit the mark)."""
     caps = capabilities()
-    if caps.strong or _warned.is_set():
+    if caps.strong or _warned.is_set() or os.environ.get(NOTICE_SAID_ENV):
         return
     _warned.set()
+    os.environ[NOTICE_SAID_ENV] = "1"
     lines = "\n  - ".join(caps.missing())
     what = "UNPRIVILEGED SANDBOX (user namespace)" if caps.level == "unprivileged" else "WEAK SANDBOX"
     print(f"autograde: {what}: grading continues with fewer isolation layers:\n  - {lines}", file=sys.stderr)

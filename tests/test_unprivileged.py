@@ -17,10 +17,13 @@ import shutil
 import subprocess
 import tempfile
 import textwrap
+import threading
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from graders import sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 NOBODY = 65534
@@ -336,3 +339,21 @@ def test_the_unprivileged_view_is_read_only_but_its_scratch_with_either_mount(mo
     assert [bound[i + 2] for i, a in enumerate(bound) if a == "--bind"] == ["/work", "/tmp"]
     prefix = sandbox.confine_prefix(tmp_path, [], 64, 4096, user_namespace=True)
     assert prefix[:3] == ["unshare", "--user", "--map-root-user"] and "nr_inodes" in sandbox.CONFINE_SCRIPT
+
+
+def test_the_sandbox_notice_is_said_once_per_run_and_not_by_the_processes_it_starts(monkeypatch, capsys):
+    """A batch says its sandbox level once, before its progress bar: the notice marks the environment, so the
+    worker processes it starts (which inherit it) stay quiet; said twice in one process, it is said once."""
+    caps = sandbox.Capabilities(bwrap="/usr/bin/bwrap", setpriv=None, prlimit="/usr/bin/prlimit", is_root=False,
+                                userns=True)
+    assert caps.level == "unprivileged"
+    monkeypatch.setattr(sandbox, "capabilities", lambda: caps)
+    monkeypatch.setattr(sandbox, "_warned", threading.Event())
+    monkeypatch.delenv(sandbox.NOTICE_SAID_ENV, raising=False)
+    sandbox.warn_if_weak()
+    sandbox.warn_if_weak()
+    assert capsys.readouterr().err.count("UNPRIVILEGED SANDBOX") == 1
+    assert os.environ.get(sandbox.NOTICE_SAID_ENV) == "1"
+    monkeypatch.setattr(sandbox, "_warned", threading.Event())  # a worker process: fresh module state, the env
+    sandbox.warn_if_weak()
+    assert "SANDBOX" not in capsys.readouterr().err
