@@ -3,6 +3,7 @@
 `dropout-misplaced` (an output unit dropped gives exactly sigmoid(0) = 0.5, in either mode)."""
 
 LABELS = ["dropout-in-eval", "dropout-misplaced"]
+SCORE = 27.0
 FAILS = ["network_dropout"]
 TAGS = {"network_dropout": "dropout-in-eval"}
 MESSAGES = {"network_dropout": "after the second Linear"}
