@@ -29,10 +29,11 @@ def _student_vs_reference(figure: Dict[str, Any], y, xlabel: str, ylabel: str, t
 
 
 def work_figure(figure: Dict[str, Any]) -> str:
-    """chain_rule + parents uses per graph size: the student's against the reference's."""
+    """chain_rule + parents uses (and nodes yielded, topological_sort alone) per graph size: the student's against
+    the reference's."""
     return _student_vs_reference(
-        figure, lambda r: r.get("chain_rule", 0) + r.get("parents", 0),
-        "nodes in the diamond chain", "uses of chain_rule / parents",
+        figure, lambda r: r.get("chain_rule", 0) + r.get("parents", 0) + r.get("yielded", 0),
+        "nodes in the diamond chain", "uses of chain_rule / parents (+ nodes yielded)",
         "Work vs graph size (linear is a straight line of slope 1 on log-log)",
     )
 

@@ -107,20 +107,52 @@ def judge_order(order: Sequence[Any], edges: Sequence[Sequence[int]], constants:
     )
 
 
+def crash_text(value: Any, display_path: str) -> Optional[str]:
+    """How a part of a probe's data that raised reads ('RecursionError: ... (file:line)', worded as a probe that
+    raised), or None when `value` is no error record."""
+    if not (isinstance(value, dict) and isinstance(value.get("__error__"), dict)):
+        return None
+    err = value["__error__"]
+    line = err.get("line") if isinstance(err.get("line"), int) else None
+    return ProbeOutcome("", "error", error_type=str(err.get("type", "Error")),
+                        error_message=str(err.get("message", "")), line=line).describe(display_path)
+
+
 def topological_order(student, reference, options: Dict[str, Any]) -> Verdict:
-    """Any valid reverse topological order passes (the property, not one order; Kahn's included)."""
+    """Any valid reverse topological order passes (the property, not one order; Kahn's included).
+
+    Every graph is judged on its own: a sort that raised on one graph (a constant asked for its parents) is still
+    judged on the orders it returned on the others (the probe has graphs with no constant), and every
+    misconception the orders show is named, the first failing graph's problem leading the message."""
     want = reference.value if isinstance(reference.value, list) else [reference.value]
     got = student.value if isinstance(student.value, list) else [student.value]
     if len(got) != len(want):
         return Verdict(0.0, "wrong number of graphs in the result")
+    first: Optional[str] = None  # the first failing graph's problem
+    named: List[str] = []
+    evidence: List[str] = []  # the problems of later graphs that show a further misconception
     for i, (g, w) in enumerate(zip(got, want)):
         order = g.get("order") if isinstance(g, dict) else None
-        if not isinstance(order, list):
-            return Verdict(0.0, f"graph {i}: topological_sort did not return a sequence of variables")
-        finding = judge_order(order, w["edges"], w["constants"], w["output"])
-        if finding.problem:
-            return Verdict(0.0, f"graph {i}: {finding.problem}", misconception=finding.misconception)
-    return Verdict(1.0, "a valid reverse topological order on every graph")
+        crash = crash_text(order, str(options.get("display_path", "")))
+        if crash is not None:
+            finding = OrderFinding(crash)
+        elif not isinstance(order, list):
+            finding = OrderFinding("topological_sort did not return a sequence of variables")
+        else:
+            finding = judge_order(order, w["edges"], w["constants"], w["output"])
+        if finding.problem is None:
+            continue
+        new = finding.misconception is not None and finding.misconception not in named
+        if first is None:
+            first = f"graph {i}: {finding.problem}"
+        elif new:
+            evidence.append(f"graph {i}: {finding.problem}")
+        if new:
+            named.append(str(finding.misconception))
+    if first is None:
+        return Verdict(1.0, "a valid reverse topological order on every graph")
+    return Verdict(0.0, "; ".join([first] + evidence), misconception=named[0] if named else None,
+                   also=tuple(named[1:]))
 
 
 # ------------------------------------------------------------------ fan-out
@@ -280,7 +312,8 @@ def constants_skipped(student, reference, options: Dict[str, Any]) -> Verdict:
 
 
 def _work(row: Dict[str, Any]) -> int:
-    return int(row.get("chain_rule", 0)) + int(row.get("parents", 0))
+    """Uses of chain_rule and parents (and, for topological_sort measured alone, the nodes it yielded)."""
+    return int(row.get("chain_rule", 0)) + int(row.get("parents", 0)) + int(row.get("yielded", 0))
 
 
 def work_growth(rows: List[Dict[str, Any]], budget: Optional[int] = None) -> Optional[str]:
@@ -317,7 +350,15 @@ GROWTH = {
 }
 
 
-def _work_family(rows: Any, ref_rows: List[Dict[str, Any]], factor: float, what: str) -> Optional[Verdict]:
+#: how a family of work rows is worded (default: "<family> diamond chains"), and what its work counts
+FAMILIES = {
+    "backpropagate": ("diamond chains", "uses of chain_rule/parents"),
+    "topological_sort": ("diamond chains by topological_sort alone", "uses of parents and nodes yielded"),
+}
+
+
+def _work_family(rows: Any, ref_rows: List[Dict[str, Any]], factor: float, what: str,
+                 counted: str = "uses of chain_rule/parents") -> Optional[Verdict]:
     """The failure on one family of graphs (rows per size), or None if its work is linear and its derivatives right."""
     if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
         return Verdict(0.0, f"no measurements on {what}")
@@ -328,7 +369,7 @@ def _work_family(rows: Any, ref_rows: List[Dict[str, Any]], factor: float, what:
             more = "more than " if row.get("exceeded") else ""
             return Verdict(
                 0.0,
-                f"{more}{work} uses of chain_rule/parents on {what} of {ref['layers']} layers, {ref['nodes']} nodes "
+                f"{more}{work} {counted} on {what} of {ref['layers']} layers, {ref['nodes']} nodes "
                 f"(the reference needs {ref_work}){why}",
                 misconception=misconception,
             )
@@ -344,9 +385,11 @@ def linear_work(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[st
     """Work (chain_rule + parents uses) must grow linearly with nodes, within `factor` of the reference,
     and the derivatives computed in the same runs must be right.
 
-    The probe returns rows per size, or a mapping of graph families (e.g. Scalars,
-    Tensors) to rows; every family must pass. Work growing quadratically names
-    `quadratic-traversal`, exponentially (with the path count) `path-recursion`.
+    The probe returns rows per size, or a mapping of graph families (e.g. Scalars, Tensors; backpropagate and
+    topological_sort alone) to rows, or to the error a family raised; every family must pass, and each is judged
+    on its own (a family that crashed hides no other's growth). Work growing quadratically names
+    `quadratic-traversal`, exponentially (with the path count) `path-recursion`; every name a family shows is
+    given, the first failing family's problem leading the message.
     """
     factor = float(options.get("factor", 6.0))
     families = reference.value if isinstance(reference.value, dict) else {"": reference.value}
@@ -354,13 +397,30 @@ def linear_work(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[st
     value = value if isinstance(value, dict) else {}
     first = next(iter(families))
     figure = {"kind": "work", "student": value.get(first), "reference": families[first]}
+    failures: List[Verdict] = []
     for name, ref_rows in families.items():
-        what = f"{name} diamond chains" if name else "diamond chains"
-        failure = _work_family(value.get(name), ref_rows, factor, what)
+        what, counted = FAMILIES.get(name, (f"{name} diamond chains" if name else "diamond chains",
+                                            "uses of chain_rule/parents"))
+        crash = crash_text(value.get(name), str(options.get("display_path", "")))
+        failure = Verdict(0.0, crash) if crash is not None else \
+            _work_family(value.get(name), ref_rows, factor, what, counted)
         if failure is not None:
-            failure.figure = {"kind": "work", "student": value.get(name), "reference": ref_rows}
-            return failure
-    return Verdict(1.0, "work grows linearly with the number of nodes", figure=figure)
+            failure.figure = {"kind": "work", "student": value.get(name) if crash is None else None,
+                              "reference": ref_rows}
+            failures.append(failure)
+    if not failures:
+        return Verdict(1.0, "work grows linearly with the number of nodes", figure=figure)
+    named: List[str] = []
+    messages = [failures[0].message]
+    for failure in failures:
+        if failure.misconception is not None and failure.misconception not in named:
+            named.append(failure.misconception)
+            if failure is not failures[0]:
+                messages.append(failure.message)
+    shown = next((f for f in failures if f.misconception is not None and f.figure and f.figure["student"]),
+                 failures[0])
+    return Verdict(0.0, "; ".join(messages), misconception=named[0] if named else None, also=tuple(named[1:]),
+                   figure=shown.figure)
 
 
 def _derivatives_only(value: Any) -> Any:

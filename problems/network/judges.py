@@ -58,6 +58,39 @@ def dropped_hidden_layer(value, train, evals) -> Optional[str]:
     return None
 
 
+def dropped_output(value, outputs) -> Optional[str]:
+    """Why the outputs show dropout on the network's OUTPUT, after the second Linear (None: they do not).
+
+    For a network whose eval-mode output cannot be read as the architecture's (dropout left on in eval mode), the
+    placement is judged on positive evidence only: every output, in either mode, is sigmoid(m z s) for the probe's
+    pre-activation z = h W2 + b2 of its row, a 0/1 mask m and a scale s of 1 or 1 / (1 - rate) (the output unit
+    dropped gives exactly 0.5), some output is 0.5, and some output is not the network with hidden units dropped.
+    """
+    try:
+        hidden, w2 = to_array(value.get("hidden")), to_array(value.get("w2")).ravel()
+        b2, rate = float(value.get("b2")), float(value.get("rate"))
+    except (NotNumeric, TypeError, ValueError):
+        return None
+    if hidden.ndim != 2 or hidden.shape[1] != w2.size or w2.size > 10 or outputs.shape[1] != hidden.shape[0] \
+            or not np.all(np.isfinite(outputs)):
+        return None
+    z = hidden @ w2 + b2
+    scales = (1.0, 1.0 / (1.0 - rate))
+    masks = np.array(list(itertools.product((0.0, 1.0), repeat=w2.size)))
+    half = np.isclose(outputs, 0.5, rtol=0, atol=1e-12)
+    explained, dropped_hidden = True, True
+    for row, h in enumerate(hidden):
+        on_output = np.array([0.5] + [float(_sigmoid(z[row] * s)) for s in scales])
+        on_hidden = np.concatenate([_sigmoid((masks * h * s) @ w2 + b2) for s in scales])
+        for out in outputs[:, row]:
+            explained = explained and bool(np.any(np.isclose(on_output, out, rtol=1e-7, atol=1e-9)))
+            dropped_hidden = dropped_hidden and bool(np.any(np.isclose(on_hidden, out, rtol=1e-7, atol=1e-9)))
+    if not explained or dropped_hidden or not half.any():
+        return None
+    return ("outputs of exactly 0.5 (sigmoid(0)) show the output unit dropped: dropout is applied after the second "
+            "Linear; it belongs on the hidden layer, after the first Linear and its ReLU and before the second Linear")
+
+
 def dropout_modes(student, reference, options) -> Verdict:
     """Dropout is random in training mode and off in evaluation mode (spreads computed here, in the parent)."""
     value = student.value if isinstance(student.value, dict) else {}
@@ -79,7 +112,12 @@ def dropout_modes(student, reference, options) -> Verdict:
     elif not np.all(np.isfinite(evals)):
         problems.append("in evaluation mode the output is not finite")
     if problems:
-        return Verdict(0.0, "; ".join(problems), misconception="dropout-in-eval" if eval_random else None)
+        # dropout left on in eval mode hides the architecture's clean output: its placement is judged apart
+        misplaced = dropped_output(value, np.concatenate([train, evals])) if eval_random else None
+        if misplaced:
+            problems.append(misplaced)
+        return Verdict(0.0, "; ".join(problems), misconception="dropout-in-eval" if eval_random else None,
+                       also=("dropout-misplaced",) if misplaced else ())
     misplaced = dropped_hidden_layer(value, train, evals)
     if misplaced:
         return Verdict(0.0, misplaced, misconception="dropout-misplaced")

@@ -123,12 +123,40 @@ def bce(student, reference, options) -> Verdict:
     return Verdict(1.0, "mean binary cross-entropy values and gradients match")
 
 
+def training_run(value: Any) -> Tuple[Dict[str, Any], str]:
+    """The audited run of the loop whose steps are judged, and its name in the probe's data: the run without
+    validation data (`plain`) when the loop completed it; else, when the loop completed the run with validation
+    data, that one (the course's starters always call `train` with validation data: their `default_log_fn` reads
+    `validation_accuracy[-1]` at every epoch, so a loop that fails without it breaks no contract); else `plain`,
+    judged on what it recorded before the loop raised."""
+    value = value if isinstance(value, dict) else {}
+    runs = {name: value.get(name) if isinstance(value.get(name), dict) else {} for name in ("plain", "validation")}
+    if runs["plain"].get("error") and runs["validation"] and not runs["validation"].get("error"):
+        return runs["validation"], "validation"
+    return runs["plain"], "plain"
+
+
+def raised(run: Dict[str, Any]) -> str:
+    """What the loop raised in a run, in a few words ("" when it completed)."""
+    error = run.get("error")
+    if not isinstance(error, dict):
+        return ""
+    return f"{error.get('type', 'an exception')}: {str(error.get('message', ''))[:200]}"
+
+
+def _after_raise(run: Dict[str, Any], what: str) -> Optional[Verdict]:
+    """A run the loop did not complete fails after its recorded steps were judged right."""
+    error = raised(run)
+    if not error:
+        return None
+    return Verdict(0.0, f"{what}, but the loop then raised {error} (with and without validation data)")
+
+
 def loop_loss(student, reference, options) -> Verdict:
     """The loss the loop backpropagates (offerings whose loss is computed inline in `train`): at each
     recorded step, the mean binary cross-entropy of that batch's outputs and labels, within LOSS_RTOL."""
-    value = student.value if isinstance(student.value, dict) else {}
-    plain = value.get("plain") if isinstance(value.get("plain"), dict) else {}
-    steps = plain.get("losses") if isinstance(plain.get("losses"), list) else []
+    run, _ = training_run(student.value)
+    steps = run.get("losses") if isinstance(run.get("losses"), list) else []
     if not steps:
         return Verdict(0.0, "no loss was backpropagated from a training batch (call backward on the batch's loss)")
     for k, step in enumerate(steps, start=1):
@@ -148,7 +176,8 @@ def loop_loss(student, reference, options) -> Verdict:
             what = f"{got:.10g}" if loss.size == 1 else f"a tensor of {loss.size} values (reduce it to one)"
             return Verdict(0.0, f"step {k}: the loop backpropagated {what}, expected the batch's mean binary "
                                 f"cross-entropy {want:.10g} (rtol={LOSS_RTOL:g}){hint}", misconception=misconception)
-    return Verdict(1.0, f"the loss backpropagated at {len(steps)} steps is the batch's mean binary cross-entropy")
+    what = f"the loss backpropagated at {len(steps)} steps is the batch's mean binary cross-entropy"
+    return _after_raise(run, what) or Verdict(1.0, what)
 
 
 #: points of the loss curve a figure (and so the report and the gradebook) keeps, whatever the child sent
@@ -270,8 +299,9 @@ def gradients_cleared(student, reference, options) -> Verdict:
     validation loss before the next step) is `no-zero-grad`.
     """
     value = student.value if isinstance(student.value, dict) else {}
-    plain, validation = value.get("plain") or {}, value.get("validation") or {}
-    want = _step_count(reference.value["plain"])
+    plain, name = training_run(value)
+    validation = value.get("validation") if isinstance(value.get("validation"), dict) else {}
+    want = _step_count(reference.value[name])
     steps = _steps(plain)
     if not plain.get("backward_calls"):
         return Verdict(0.0, "the training loop never called loss.backward()")
@@ -294,6 +324,9 @@ def gradients_cleared(student, reference, options) -> Verdict:
     if empty:
         return Verdict(0.0, f"optimizer step {empty[0]} found no gradient on any parameter (zero_grad() between "
                             "backward() and step()?)")
+    stopped = _after_raise(plain, f"the {len(steps)} optimizer steps recorded each used one batch's gradients")
+    if stopped is not None:
+        return stopped
     if _step_count(plain) != want:
         epochs = int(reference.value.get("epochs", 1)) or 1
         return Verdict(0.0, f"{_step_count(plain):,} optimizer steps for {want} batches ({epochs} epochs of "
@@ -338,9 +371,8 @@ def minibatches(student, reference, options) -> Verdict:
     of them than epochs (every batch being the whole set, or `X_train[example_num:]`)
     is `whole-set-every-batch`.
     """
-    value = student.value if isinstance(student.value, dict) else {}
     examples, batch_size, epochs = (int(reference.value[k]) for k in ("examples", "batch_size", "epochs"))
-    plain = value.get("plain") if isinstance(value.get("plain"), dict) else {}
+    plain, name = training_run(student.value)
     forwards = _trained(plain)
     trained = [(rows, size) for training, rows, size in forwards if training]
     if not trained:
@@ -352,7 +384,7 @@ def minibatches(student, reference, options) -> Verdict:
         return Verdict(0.0, f"a training batch of {oversize[0]} examples for batch_size {batch_size}")
     total = _count(plain.get("trained_count"), len(forwards))
     if total > len(forwards):  # the probe kept the first ones only: far more forwards than batches
-        batches = _step_count(reference.value["plain"])
+        batches = _step_count(reference.value[name])
         return Verdict(0.0, f"{total:,} forward passes reached loss.backward() for {batches} batches "
                             f"({epochs} epochs): one forward and one backward pass per batch")
     trained = [rows for rows, _ in trained]
@@ -363,6 +395,9 @@ def minibatches(student, reference, options) -> Verdict:
                 return Verdict(0.0, "a training batch held rows that are not training examples "
                                     "(build x from X_train and y from y_train)")
             counts[r] += 1
+    stopped = _after_raise(plain, f"the {len(trained)} training batches recorded held at most {batch_size} examples")
+    if stopped is not None:
+        return stopped
     wrong = np.flatnonzero(counts != epochs)
     if wrong.size:
         k = int(wrong[0])
