@@ -214,8 +214,9 @@ def test_network_dropout_only_in_training_mode():
     random.seed(0)  # minitorch.rand (and so dropout) draws from Python's random, as in the course
     trained = [net.forward(emb).to_numpy() for _ in range(5)]
     assert any(not np.allclose(t, evaluated, rtol=1e-6) for t in trained), (
-        "five forwards in training mode with dropout_prob = 0.5 all equal the eval-mode output: apply "
-        "dropout after the ReLU while training — minitorch.dropout(x, self.dropout_prob, ignore=not self.training)"
+        "apply dropout after the ReLU in training mode: minitorch.dropout(x, self.dropout_prob, "
+        "ignore=not self.training) — five forwards in training mode with dropout_prob = 0.5 all equal the "
+        "eval-mode output"
     )
 
 
