@@ -221,11 +221,13 @@ def _remove_stale_temporaries(student_dir: Path) -> None:
             stale.unlink(missing_ok=True)
 
 
-def write_report(result: GradeResult, student_dir: Path) -> None:
-    """report.html, linking back to the class report, written atomically."""
-    from reports.render import render_submission
+def write_report(result: GradeResult, student_dir: Path, show: str = "visible") -> None:
+    """report.html, linking back to the class report, written atomically; it shows the results of the tests
+    whose visibility `show` names (reports.render.SHOWN: the student's report before the due date by default)."""
+    from reports.render import SHOWN, render_submission
 
-    html = render_submission(result, links={"index": INDEX_LINK})  # figures drawn one at a time (graders.figures)
+    html = render_submission(result, links={"index": INDEX_LINK},  # figures drawn one at a time (graders.figures)
+                             shown=SHOWN[show])
     write_atomic(student_dir / "report.html", html)
 
 
@@ -483,8 +485,9 @@ def screen_similarity(submissions_dir: Path, out_dir: Path, options: BatchOption
                             "grades are unaffected")
 
 
-def rerender(out_dir: Path) -> int:
-    """`autograde report`: per-student reports, index.html and grades.csv from the gradebook."""
+def rerender(out_dir: Path, show: str = "visible") -> int:
+    """`autograde report`: per-student reports (showing the tests `show` names: `write_report`), index.html and
+    grades.csv from the gradebook."""
     from reports.class_report import write_class_outputs
 
     path = out_dir / GRADEBOOK
@@ -497,7 +500,7 @@ def rerender(out_dir: Path) -> int:
             if result is None:
                 continue
             try:
-                write_report(result, out_dir / row.name)
+                write_report(result, out_dir / row.name, show)
             except Exception as exc:  # one report that cannot be drawn must not stop the class's
                 print(f"warning: the report of {one_line(row.name)} was not re-rendered: "
                       f"{one_line(f'{type(exc).__name__}: {exc}')}", file=sys.stderr)

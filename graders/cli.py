@@ -57,6 +57,13 @@ def make_template_cmd(check: bool, dest: Path | None, offering: str | None) -> N
         click.echo(f"wrote {dest or 'student_template'}/")
 
 
+#: which tests' results report.html shows (reports.render.SHOWN), as results.json's `visibility` says
+show_option = click.option(
+    "--show", type=click.Choice(["visible", "after-due-date", "all"]), default="visible", show_default=True,
+    help="Tests whose results report.html shows: 'visible' (the student's report before the due date: tests "
+         "shown after it keep their row, not their result), 'after-due-date' (and those), 'all' (course staff).")
+
+
 def _problem_list(value: str | None) -> list[str] | None:
     return [p.strip() for p in value.split(",") if p.strip()] if value else None
 
@@ -67,10 +74,12 @@ def _problem_list(value: str | None) -> list[str] | None:
               help="Directory for results.json, report.html and junit.xml (default: ./autograde-results/<name>).")
 @click.option("--problems", default=None, help="Comma-separated problem ids (default: all of the offering's).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=2, show_default=True, help="Problems graded at once.")
+@show_option
 @offering_option
-def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs: int, offering: str | None) -> None:
+def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs: int, show: str,
+              offering: str | None) -> None:
     """Grade one submission (a folder or a .zip)."""
-    from reports.render import render_submission
+    from reports.render import SHOWN, render_submission
 
     from .grade import GradeOptions, grade_submission
     from .record import summary_text, write_results
@@ -85,7 +94,7 @@ def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs
     write_results(result, out_dir)
     from .record import write_atomic
 
-    write_atomic(out_dir / "report.html", render_submission(result))
+    write_atomic(out_dir / "report.html", render_submission(result, shown=SHOWN[show]))
     click.echo(summary_text(result))
     click.echo(f"wrote {one_line(str(out_dir / 'results.json'))} and {one_line(str(out_dir / 'report.html'))}")
     if result.faults:
@@ -201,13 +210,14 @@ def similarity_cmd(submissions_dir: Path, out_dir: Path, bases: tuple, threshold
 
 @main.command("report")
 @click.argument("out_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
-def report_cmd(out_dir: Path) -> None:
+@show_option
+def report_cmd(out_dir: Path, show: str) -> None:
     """Re-render index.html, grades.csv, clusters.json and every report.html of a batch folder, without regrading."""
     from .batch import rerender
     from .submissions import BatchUsageError
 
     try:
-        count = rerender(out_dir)
+        count = rerender(out_dir, show)
     except BatchUsageError as exc:
         raise click.UsageError(printable(str(exc))) from exc
     click.echo(f"re-rendered {count} report(s), {out_dir / 'index.html'}, {out_dir / 'grades.csv'} and "

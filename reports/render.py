@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Collection, Dict, Optional
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
@@ -52,6 +52,35 @@ def environment() -> Environment:
     return env
 
 
+#: the tests whose results a report shows, by their Gradescope visibility (results.json's `visibility`):
+#: the student's report before the due date (the default), after it, and course staff's (everything)
+BEFORE_DUE = frozenset({"visible"})
+AFTER_DUE = frozenset({"visible", "after_due_date", "after_published"})
+STAFF = frozenset({"visible", "hidden", "after_due_date", "after_published"})
+#: `--show` of the CLI -> which visibilities a report shows
+SHOWN = {"visible": BEFORE_DUE, "after-due-date": AFTER_DUE, "all": STAFF}
+#: what a report says instead of a test's result, by its visibility
+NOT_SHOWN_YET = {"after_due_date": "shown after the due date", "after_published": "shown once grades are published",
+                 "hidden": "not shown to students"}
+
+
+def withheld(result: Any, shown: Collection[str], visibilities: Any = None) -> Dict[str, str]:
+    """{"problem/test": why it is not shown} for the tests of `result` whose visibility is not in `shown`
+    (the same visibility as results.json's, graders.record.results_json)."""
+    from graders.spec import load_visibilities
+
+    if set(STAFF) <= set(shown):
+        return {}
+    visibilities = visibilities or load_visibilities()
+    out: Dict[str, str] = {}
+    for problem in result.problems:
+        for test in problem.tests:
+            visibility = visibilities.of(problem.id, test.id, test.kind)
+            if visibility not in shown:
+                out[f"{problem.id}/{test.id}"] = NOT_SHOWN_YET.get(visibility, "not shown yet")
+    return out
+
+
 def _figures(result: Any) -> Dict[str, str]:
     """SVG per test id that carries figure data: the one drawn when the problem was graded, else (a result read
     back from the gradebook) drawn now; a figure that cannot be drawn now is left out (the grade stands)."""
@@ -73,13 +102,23 @@ def _figures(result: Any) -> Dict[str, str]:
     return svgs
 
 
-def render_submission(result: Any, links: Optional[Dict[str, str]] = None) -> str:
-    """The HTML report of one GradeResult."""
+def render_submission(result: Any, links: Optional[Dict[str, str]] = None,
+                      shown: Collection[str] = BEFORE_DUE, visibilities: Any = None) -> str:
+    """The HTML report of one GradeResult: the student's, before the due date by default.
+
+    A test whose visibility (results.json's, from `visibilities`, default the problem specs) is not in
+    `shown` keeps its row (name, kind) but not its points, result, message, misconception or figure, as
+    Gradescope withholds it; its points are in the problem's score, as in results.json's summary.
+    """
     found = [explain(m) for m in result.misconceptions]
+    later = withheld(result, shown, visibilities)
+    figures = {key: svg for key, svg in _figures(result).items() if key not in later}
     return environment().get_template("report.html").render(
         result=result,
         misconceptions=found,
         explain=explain,
-        figures=_figures(result),
+        figures=figures,
+        withheld=later,
+        shown_tests={p.id: [t for t in p.tests if f"{p.id}/{t.id}" not in later] for p in result.problems},
         links=links or {},
     )

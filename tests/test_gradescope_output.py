@@ -135,3 +135,50 @@ def test_a_message_cannot_break_out_of_its_code_block():
     assert all(len(run) < len(fence) for run in re.findall("`+", forged))
     failed = results.TestResult("autodiff", "t", "t", "unit", 1.0, 0.0, forged)
     assert block in md_test_output(failed)
+
+
+# ------------------------------------------------------------------ the student report (report.html)
+
+
+def test_the_student_report_follows_the_visibility_of_results_json():
+    """report.html before the due date (the default) withholds what results.json shows later: the row stays
+    (name, kind, points possible), not the result, message, misconception or figure; after the due date it
+    shows those too, and only course staff's report shows a `hidden` test."""
+    from graders.spec import Visibilities
+    from reports.render import AFTER_DUE, STAFF, render_submission
+
+    result = buggy_result()
+    recursion = result.problems[0].tests[1]
+    recursion.misconception, recursion.figure, recursion.svg = "recursion-limit", {"kind": "depth"}, '<svg id="fig"/>'
+    doc = results_json(result)
+    later = [t for t in doc["tests"] if t["visibility"] != "visible"]
+    assert [t["extra_data"]["kind"] for t in later] == ["recursion"]  # not vacuous
+
+    before = render_submission(result)
+    row = before.split('id="autodiff-deep_chain_3000"', 1)[1].split("</tr>", 1)[0]
+    assert "A 3000-deep chain" in before and "shown after the due date" in row
+    assert SECRET not in before and 'id="fig"' not in before and "recursion-limit" not in row
+    assert "passed" not in row and "failed" not in row and "0 / 2" not in row
+    assert "value: got [1, 489.384]" in before  # the visible tests keep their messages
+    assert "1 / 2" in before and "(1 not shown yet)" in before  # tests passed: the visible ones
+
+    after = render_submission(result, shown=AFTER_DUE)
+    assert SECRET in after and 'id="fig"' in after and "not shown yet" not in after
+
+    hidden = Visibilities({("autodiff", "deep_chain_3000"): "hidden"})
+    assert SECRET not in render_submission(result, shown=AFTER_DUE, visibilities=hidden)
+    assert "not shown to students" in render_submission(result, shown=AFTER_DUE, visibilities=hidden)
+    assert SECRET in render_submission(result, shown=STAFF, visibilities=hidden)
+
+
+def test_grade_and_report_choose_what_report_html_shows():
+    """`autograde grade` and `autograde report` take --show (default: the student's report before the due date)."""
+    from click.testing import CliRunner
+
+    from graders.cli import main
+    from reports.render import AFTER_DUE, BEFORE_DUE, SHOWN, STAFF
+
+    assert SHOWN == {"visible": BEFORE_DUE, "after-due-date": AFTER_DUE, "all": STAFF}
+    for command in ("grade", "report"):
+        done = CliRunner().invoke(main, [command, "--help"])
+        assert done.exit_code == 0 and "--show [visible|after-due-date|all]" in done.output, done.output

@@ -12,7 +12,11 @@ Checks (issue 3):
    instructor mutants of the problems where one is the same program) fail the public tests
    with the explanatory message, and other correct answers
    (tests/files/public_valid/, and valid cases of the problems) pass them;
-5. the plugin's `--problem-summary` table (and JSON, Markdown) count right.
+5. the plugin's `--problem-summary` table (and JSON, Markdown) count right and
+   show the first failure's message whole;
+6. every message of a plausible bug puts its diagnosis first; a leaves-first
+   order is named as such by the first failure; a broken autodiff skips the
+   network and training tests that run backward, with one line (issue 22).
 
 Everything runs on copies of student_template/ in tmp_path, in child
 processes (the project's own pytest configuration puts reference/ on the path).
@@ -111,6 +115,20 @@ def problem_of_module(module: str) -> str:
     return module[len("test_"):]
 
 
+#: the problems whose public tests run backward through the student's backpropagate (skipped while it is wrong)
+BACKWARD_PROBLEMS = tuple(p for p in ("network", "training") if p in PROBLEMS)
+#: how the reason of such a skip starts (the template's conftest.py)
+AUTODIFF_FIRST = "fix autodiff first (pytest -m autodiff)"
+
+
+def assert_one_autodiff_line(output: str, skipped: int) -> None:
+    """The run names the tests waiting for autodiff in ONE line (and not one line per test)."""
+    lines = [line for line in output.splitlines() if line.startswith("SKIPPED")]
+    assert len(lines) == 1, lines or output[-3000:]
+    assert lines[0].startswith(f"SKIPPED {skipped} test(s) of {', '.join(BACKWARD_PROBLEMS)}: {AUTODIFF_FIRST}: "), \
+        lines[0]
+
+
 # ---------------------------------------------------------------------------
 # 1. generation
 # ---------------------------------------------------------------------------
@@ -192,16 +210,43 @@ def test_blank_fails_with_notimplemented_and_solved_passes_in_fresh_venv(tmp_pat
     assert blank.returncode == 1, f"expected test failures only (exit 1):\n{blank.stdout[-3000:]}"
     cases = junit_cases(tmp_path / "blank.xml")
     assert len(cases) >= 15 and {problem_of_module(c["module"]) for c in cases} == set(PROBLEMS)
-    for case in cases:
+    for case in cases:  # each fails on its own problem's stub, or waits for autodiff (it runs backward)
         problem = problem_of_module(case["module"])
+        if case["outcome"] == "skipped":
+            assert problem in BACKWARD_PROBLEMS and case["message"].startswith(AUTODIFF_FIRST), case
+            continue
         assert case["outcome"] == "failed", case
         assert case["message"].startswith(f"NotImplementedError: {problem}: implement "), case
+    assert {problem_of_module(c["module"]) for c in cases if c["outcome"] == "skipped"} == set(BACKWARD_PROBLEMS)
     table = summary_table(blank.stdout)
     assert list(table) == list(PROBLEMS)
     for problem, row in table.items():
-        count = sum(problem_of_module(c["module"]) == problem for c in cases)
-        assert row["passed"] == 0 and row["total"] == count > 0, row
-        assert f": NotImplementedError: {problem}: implement " in row["first"], row
+        mine = [c for c in cases if problem_of_module(c["module"]) == problem]
+        assert row["passed"] == 0 and row["total"] == len(mine) > 0, row
+        if any(c["outcome"] == "failed" for c in mine):
+            assert f": NotImplementedError: {problem}: implement " in row["first"], row
+        else:
+            assert row["first"].startswith(f"none failed, {len(mine)} skipped: {AUTODIFF_FIRST}"), row
+    assert_one_autodiff_line(blank.stdout, sum(c["outcome"] == "skipped" for c in cases))
+
+    # autodiff still blank, network and training solved: their backward tests skip (one line), none fails
+    shutil.copyfile(REFERENCE / STUDENT_FILE["network"], copy / STUDENT_FILE["network"])
+    waiting = run_pytest(copy, "-m", " or ".join(BACKWARD_PROBLEMS), "--problem-summary",
+                         f"--junitxml={tmp_path / 'waiting.xml'}", python=python, plugins=True)
+    assert waiting.returncode == 0, waiting.stdout[-3000:]
+    waiting_cases = junit_cases(tmp_path / "waiting.xml")
+    skipped = [c for c in waiting_cases if c["outcome"] == "skipped"]
+    assert not [c for c in waiting_cases if c["outcome"] == "failed"]
+    assert {problem_of_module(c["module"]) for c in skipped} == set(BACKWARD_PROBLEMS)
+    assert all(c["message"].startswith(AUTODIFF_FIRST) and "NotImplementedError: autodiff: implement" in c["message"]
+               for c in skipped), skipped
+    # those that waited on the blank template wait here too (the loss's test checks its value first)
+    assert {(c["module"], c["name"]) for c in cases if c["outcome"] == "skipped"} <= \
+        {(c["module"], c["name"]) for c in skipped}
+    assert_one_autodiff_line(waiting.stdout, len(skipped))
+    waiting_table = summary_table(waiting.stdout)
+    for problem in BACKWARD_PROBLEMS:
+        assert f"skipped: {AUTODIFF_FIRST}" in waiting_table[problem]["first"], waiting_table[problem]
 
     for rel in sorted(set(STUDENT_FILE.values())):
         shutil.copyfile(REFERENCE / rel, copy / rel)
@@ -291,6 +336,10 @@ BUGS = [
         "test_slides_example": ["∂f/∂x₁ = 1.0", "reverse topological order"],
         "test_topological_order_on_scalars": ["before its parents"],
         "test_topological_order_on_a_dag": ["before its parents"]}),
+    Variant("autodiff", "autodiff/mutants/not_reversed.py", {
+        "test_slides_example": ["leaves first", "reverse topological order", "∂f/∂x₁ = None"],
+        "test_topological_order_on_scalars": ["leaves first", "output first"],
+        "test_topological_order_on_a_dag": ["leaves first", "output first"]}),
     Variant("autodiff", "autodiff/mutants/overwrite_fanout.py", {
         "test_slides_example": ["367.03", "two users", "sum"],
         "test_fan_out_sums_adjoints": ["expected 12.0", "fan-out"]}),
@@ -425,6 +474,34 @@ def test_public_tests_catch_a_plausible_bug(bug, scenario_runs):
         assert "NotImplementedError" not in message
         for word in words:
             assert word.lower() in message.lower(), f"{bug.snippet}: {test}: {word!r} not in {message!r}"
+        assert diagnosis_first(message), f"{bug.snippet}: {test}: numbers before the diagnosis: {message!r}"
+
+
+def diagnosis_first(message: str) -> bool:
+    """The message's first clause (up to the first ": " or " — ") says what is wrong: no values in it."""
+    head = re.split(r" — |: ", message, maxsplit=1)[0]
+    return not any(sign in head for sign in ("expected", " = ", "got "))
+
+
+#: the file whose only bug is a leaves-first order (a valid topological order, not reversed)
+LEAVES_FIRST = next(b for b in BUGS if b.snippet.endswith("/not_reversed.py"))
+LEAVES_FIRST_WORDS = ("topological_sort returned the leaves first: reverse-mode needs the output first "
+                      "(reverse topological order)")
+
+
+@pytest.mark.slow
+def test_leaves_first_order_is_named_by_the_first_failure(scenario_runs):
+    """The first public failure of a leaves-first order names the order (not a downstream number), and so do the
+    summary's table (whole, wrapped), JSON and Markdown."""
+    run = run_of(LEAVES_FIRST, scenario_runs)
+    failed = [c for c in run["junit"] if c["outcome"] == "failed" and problem_of_module(c["module"]) == "autodiff"]
+    assert failed and failed[0]["name"] == "test_slides_example", failed
+    assert LEAVES_FIRST_WORDS in failed[0]["message"], failed[0]
+    first = run["json"]["problems"]["autodiff"]["first_failure"]
+    assert first["test"].endswith("::test_slides_example") and first["message"].startswith(LEAVES_FIRST_WORDS), first
+    row = summary_table(run["output"])["autodiff"]
+    assert row["first"] == f"test_slides_example: {first['message']}", row
+    assert f"`test_slides_example`: {LEAVES_FIRST_WORDS}" in run["markdown"]
 
 
 @pytest.mark.slow
@@ -449,13 +526,17 @@ def summary_table(output: str) -> Dict[str, dict]:
     lines = output.splitlines()
     start = next(i for i, line in enumerate(lines) if "per-problem summary" in line)
     assert lines[start + 1].split() == ["problem", "passed", "first", "failure"]
-    rows = {}
+    rows: Dict[str, dict] = {}
     for line in lines[start + 2:]:
         match = TABLE_ROW.match(line)
-        if not match:
+        if match:
+            rows[match["problem"]] = {"passed": int(match["passed"]), "total": int(match["total"]),
+                                      "first": match["first"]}
+        elif rows and line.startswith(" ") and line.strip():  # a long message, wrapped under its column
+            last = rows[list(rows)[-1]]
+            last["first"] += " " + line.strip()
+        else:
             break
-        rows[match["problem"]] = {"passed": int(match["passed"]), "total": int(match["total"]),
-                                  "first": match["first"]}
     return rows
 
 
@@ -478,7 +559,7 @@ def test_problem_summary_agrees_with_junit(scenario, scenario_runs):
         failures = [c for c in mine if c["outcome"] == "failed"]
         first = data["problems"][problem]["first_failure"]
         if failures:
-            assert row["first"].startswith(f"{failures[0]['name']}: "), row
+            assert row["first"] == f"{failures[0]['name']}: {first['message']}", row  # whole, wrapped not cut
             assert first["test"].endswith("::" + failures[0]["name"])
             assert f"| {problem} | ❌ {passed}/{len(mine)} | `{failures[0]['name']}`: " in run["markdown"]
         else:
@@ -487,7 +568,8 @@ def test_problem_summary_agrees_with_junit(scenario, scenario_runs):
     if scenario == "valid":
         assert all(r["passed"] == r["total"] > 0 for r in table.values())
     else:
-        assert table["autodiff"]["first"].startswith("test_slides_example: ∂f/∂x₁ = 367.03")
+        assert table["autodiff"]["first"].startswith("test_slides_example: x₁ has two users")
+        assert "∂f/∂x₁ = 367.03" in table["autodiff"]["first"]
 
 
 def test_problem_summary_reports_a_collection_error(tmp_path):
@@ -528,6 +610,10 @@ def test_every_problems_public_tests_fail_blank_and_pass_solved(tmp_path):
     public = {spec.id for spec in load_problems() if (spec.folder / "public").is_dir()}
     assert per_problem == public
     for case in cases:
+        if case["outcome"] == "skipped":  # runs backward: waits for autodiff
+            assert case["message"].startswith(AUTODIFF_FIRST), case
+            assert problem_of_module(case["module"]) in BACKWARD_PROBLEMS, case
+            continue
         assert case["outcome"] == "failed", case
         assert "NotImplementedError" in case["message"] and ": implement " in case["message"], case
     assert all(c["outcome"] == "passed" for c in junit_cases(tmp_path / "solved.xml"))

@@ -200,6 +200,24 @@ def parents_of(node):
     return [p for p, _ in node._inputs]
 
 
+def first_misplaced(order):
+    """(i, j): the first node #i of `order` with a parent listed earlier, at #j; None when there is none."""
+    position = {v.unique_id: i for i, v in enumerate(order)}
+    for i, node in enumerate(order):
+        for parent in parents_of(node):
+            if not parent.is_constant() and position.get(parent.unique_id, i + 1) < i:
+                return i, position[parent.unique_id]
+    return None
+
+
+#: the diagnosis of an order that is valid once reversed (a post-order, not reversed)
+LEAVES_FIRST = (
+    "topological_sort returned the leaves first: reverse-mode needs the output first (reverse topological "
+    "order), each node before its parents, so that a node's adjoint is complete before it is passed on — "
+    "reverse your post-order"
+)
+
+
 def check_reverse_topological(order, output):
     """Assert that `order` is a valid answer of topological_sort(output) (any valid order passes)."""
     order = list(order)
@@ -207,35 +225,50 @@ def check_reverse_topological(order, output):
     assert order, "topological_sort returned nothing: it must list every non-constant node, the output first"
     constants = [v for v in order if v.is_constant()]
     assert not constants, (
-        f"topological_sort listed {len(constants)} constant(s): constants need no derivative, "
-        "leave them out (skip nodes where is_constant() is True)"
+        "topological_sort listed constants: constants need no derivative, leave them out (skip nodes where "
+        f"is_constant() is True) — {len(constants)} constant(s) listed"
     )
     ids = [v.unique_id for v in order]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     assert not duplicates, (
-        f"topological_sort listed {len(duplicates)} node(s) more than once: mark nodes as visited "
-        "(by unique_id) so a node reached along several paths is listed once"
+        "topological_sort listed a node more than once: mark nodes as visited (by unique_id) so a node "
+        f"reached along several paths is listed once — {len(duplicates)} node(s) listed twice or more"
     )
     missing = set(expected) - set(ids)
     assert not missing, (
-        f"topological_sort missed {len(missing)} of the {len(expected)} non-constant nodes: "
-        "every node reachable from the output (leaves included) must be listed once"
+        "topological_sort missed nodes: every node reachable from the output (leaves included) must be "
+        f"listed once — {len(missing)} of the {len(expected)} non-constant nodes are missing"
     )
     extra = set(ids) - set(expected)
-    assert not extra, f"topological_sort listed {len(extra)} node(s) that are not in the graph of the output"
+    assert not extra, (
+        f"topological_sort listed nodes that are not in the graph of the output — {len(extra)} of them"
+    )
+    misplaced = first_misplaced(order)
+    assert misplaced is None or first_misplaced(order[::-1]) is not None, LEAVES_FIRST
     assert order[0].unique_id == output.unique_id, (
         "topological_sort must start with the output variable (nobody uses it, so its adjoint is final first)"
     )
-    position = {uid: i for i, uid in enumerate(ids)}
-    for i, node in enumerate(order):
-        for parent in parents_of(node):
-            if parent.is_constant():
-                continue
-            assert position[parent.unique_id] > i, (
-                f"node #{i} in your order has a parent listed earlier, at #{position[parent.unique_id]}: "
-                "every node must come before its parents (reverse topological order), so that a node's "
-                "adjoint is complete — all its users have reported — before it is passed on"
-            )
+    if misplaced is not None:
+        i, j = misplaced
+        raise AssertionError(
+            "every node must come before its parents (reverse topological order), so that a node's adjoint "
+            f"is complete — all its users have reported — before it is passed on: node #{i} in your order has "
+            f"a parent listed earlier, at #{j}"
+        )
+
+
+def order_diagnosis(output):
+    """What is wrong with topological_sort(output), in the lecture's words; None when it is a valid order
+    (or when it raised: the backward pass then reports that itself)."""
+    try:
+        order = list(minitorch.topological_sort(output))
+    except Exception:
+        return None
+    try:
+        check_reverse_topological(order, output)
+    except AssertionError as exc:
+        return str(exc).split("\nassert ")[0]  # the message, without pytest's explanation of the assert
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -246,13 +279,23 @@ def check_reverse_topological(order, output):
 def test_slides_example():
     """The lecture's worked example: f = x₁ + exp(1.5x₁ + 2x₂) at x₁ = 3, x₂ = 0.5."""
     x1, x2 = Scalar(3.0), Scalar(0.5)
-    backward(slides_example(x1, x2))
+    f = slides_example(x1, x2)
+    wrong_order = order_diagnosis(f)  # a wrong order explains wrong derivatives better than their values
+    try:
+        backward(f)
+    except Exception as exc:
+        if wrong_order is None:
+            raise
+        raise AssertionError(f"{wrong_order} (backward() then raised {type(exc).__name__}: {exc})") from exc
+    d1, d2 = x1.derivative, x2.derivative
+    expected = f"expected ∂f/∂x₁ = {SLIDES[0]:.10g}, ∂f/∂x₂ = {SLIDES[1]:.10g}"
+    if wrong_order is not None and not (close(d1, SLIDES[0]) and close(d2, SLIDES[1])):
+        raise AssertionError(f"{wrong_order} — with that order ∂f/∂x₁ = {d1}, ∂f/∂x₂ = {d2}, {expected}")
     for name, leaf in (("x₁", x1), ("x₂", x2)):
         assert leaf.derivative is not None, (
-            f"{name}.derivative is None: backpropagate must give every leaf its adjoint "
-            "through leaf.accumulate_derivative(d)"
+            f"backpropagate must give every leaf its adjoint through leaf.accumulate_derivative(d) — "
+            f"{name}.derivative is None"
         )
-    d1, d2 = x1.derivative, x2.derivative
     if close(d1, 1.0):
         why = ("a node's adjoint must wait for all its users — process nodes in reverse topological "
                "order (x₁ was finished after its first user, the final +, before 1.5·x₁ reported back)")
@@ -261,10 +304,10 @@ def test_slides_example():
                "sum (+=) the contributions of all users, do not overwrite")
     else:
         why = "the adjoint of a node is the SUM over its users j of v̄ⱼ · ∂vⱼ/∂vᵢ"
-    assert close(d1, SLIDES[0]), f"∂f/∂x₁ = {d1}, expected {SLIDES[0]:.10g}: {why}"
+    assert close(d1, SLIDES[0]), f"{why} — ∂f/∂x₁ = {d1}, expected {SLIDES[0]:.10g}"
     assert close(d2, SLIDES[1]), (
-        f"∂f/∂x₂ = {d2}, expected {SLIDES[1]:.10g}: x₂ reaches f through 2·x₂, the +, and exp; "
-        "multiply the local derivatives along the path (chain rule)"
+        "x₂ reaches f through 2·x₂, the +, and exp: multiply the local derivatives along the path (chain rule) "
+        f"— ∂f/∂x₂ = {d2}, expected {SLIDES[1]:.10g}"
     )
 
 
@@ -274,9 +317,9 @@ def test_fan_out_sums_adjoints():
     backward((x * x) * x)
     got = x.derivative
     assert close(got, 12.0), (
-        f"dy/dx = {got}, expected 12.0 for y = x·x·x at x = 2: x has three uses (fan-out); "
-        "its adjoint is the SUM of what every use contributes — accumulate (+=) adjoints keyed by "
-        "unique_id, also when chain_rule returns the same variable twice"
+        "x has three uses (fan-out): its adjoint is the SUM of what every use contributes — accumulate (+=) "
+        "adjoints keyed by unique_id, also when chain_rule returns the same variable twice — "
+        f"dy/dx = {got}, expected 12.0 for y = x·x·x at x = 2"
     )
 
 
@@ -287,8 +330,8 @@ def test_deriv_argument_scales_every_derivative():
     explained(minitorch.backpropagate, f, 2.0)
     got = (x1.derivative, x2.derivative)
     assert close(got[0], 2 * SLIDES[0]) and close(got[1], 2 * SLIDES[1]), (
-        f"backpropagate(f, 2.0) gave {got}, expected {(2 * SLIDES[0], 2 * SLIDES[1])}: "
-        "the output's adjoint is `deriv` (the seed of the backward pass), everything scales with it"
+        "the output's adjoint is `deriv` (the seed of the backward pass), everything scales with it — "
+        f"backpropagate(f, 2.0) gave {got}, expected {(2 * SLIDES[0], 2 * SLIDES[1])}"
     )
 
 
@@ -300,9 +343,9 @@ def test_two_backward_calls_accumulate():
     backward(f)
     got = (x1.derivative, x2.derivative)
     assert close(got[0], 2 * SLIDES[0]) and close(got[1], 2 * SLIDES[1]), (
-        f"after two backward() calls the derivatives are {got}, expected twice the slides' values: "
-        "write results only through leaf.accumulate_derivative(d), which adds; keep the adjoints of one "
-        "pass in a fresh dict (do not store them on the nodes between passes)"
+        "leaves accumulate across backward passes: write results only through leaf.accumulate_derivative(d), "
+        "which adds; keep the adjoints of one pass in a fresh dict (do not store them on the nodes between "
+        f"passes) — after two backward() calls the derivatives are {got}, expected twice the slides' values"
     )
 
 
@@ -352,9 +395,10 @@ def test_constants_are_skipped():
             "parents, chain_rule or accumulate_derivative)"
         ) from exc
     assert c.derivative is None, (
-        f"the constant got derivative {c.derivative}: skip nodes where is_constant() is True"
+        f"skip nodes where is_constant() is True — the constant got derivative {c.derivative}"
     )
     assert close(x.derivative, 5.0 / 15.0), (
+        "wrong derivative through a constant factor (chain rule through log and 5·x) — "
         f"dy/dx = {x.derivative}, expected {5.0 / 15.0} for y = log(5x + 5) at x = 2"
     )
 
@@ -369,6 +413,7 @@ def test_constants_are_skipped():
             "skip the ones where is_constant() is True"
         ) from exc
     assert k.derivative is None and close(leaf.derivative, 6.0), (
+        "a constant gets no derivative and the leaf gets the product of the local derivatives — "
         f"leaf derivative {leaf.derivative} (expected 6.0), constant derivative {k.derivative} (expected None)"
     )
 
@@ -396,7 +441,10 @@ def test_deep_chain_3000(default_recursion_limit):
             "depth-first search nests one call per node — keep your own stack (a list) in "
             "topological_sort, or use Kahn's algorithm"
         ) from exc
-    assert close(x.derivative, 1.0), f"dy/dx = {x.derivative} on the chain y = x·1 + 0 (3000 times), expected 1.0"
+    assert close(x.derivative, 1.0), (
+        "on a deep chain every link must pass its adjoint on (local derivative 1) — "
+        f"dy/dx = {x.derivative} on the chain y = x·1 + 0 (3000 times), expected 1.0"
+    )
 
 
 def test_linear_work_on_diamonds():
@@ -409,17 +457,18 @@ def test_linear_work_on_diamonds():
         protocol_call(minitorch.backpropagate, out, 1.0)
     except WorkBudgetExceeded as exc:
         raise AssertionError(
-            f"backpropagate used chain_rule/parents more than {counter.budget} times ({exc}) on a graph of "
-            f"{len(nodes)} nodes whose path count doubles per layer (2^{layers} paths): process each node "
-            "once, after summing its adjoint, instead of recursing along every path"
+            "backpropagate walks every path instead of every node: process each node once, after summing its "
+            f"adjoint, instead of recursing along every path — it used chain_rule/parents more than "
+            f"{counter.budget} times ({exc}) on a graph of {len(nodes)} nodes whose path count doubles per layer "
+            f"(2^{layers} paths)"
         ) from exc
     non_leaves = len(nodes) - 1
     assert counter.chain_rule <= 2 * non_leaves, (
-        f"chain_rule was called {counter.chain_rule} times for {non_leaves} non-leaf nodes: "
-        "call it once per node, with the node's complete (summed) adjoint"
+        "call chain_rule once per node, with the node's complete (summed) adjoint — "
+        f"it was called {counter.chain_rule} times for {non_leaves} non-leaf nodes"
     )
     expected = 2.5**layers
     assert close(x.derivative, expected), (
-        f"∂out/∂x = {x.derivative}, expected 2.5^{layers} = {expected:.6g}: each diamond multiplies by "
-        "2 + 0.5; the two branches' adjoints must be summed at their shared input"
+        "the two branches' adjoints must be summed at their shared input (each diamond multiplies by 2 + 0.5) "
+        f"— ∂out/∂x = {x.derivative}, expected 2.5^{layers} = {expected:.6g}"
     )
