@@ -139,22 +139,28 @@ def nobody_python():
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(900)
-def test_unprivileged_user_grades_at_the_unprivileged_level_and_attacks_stay_contained(nobody_python):
+def _driver_report(nobody_python, driver: str, folder: str) -> dict:
+    """Run `driver` as the unprivileged user (skipped where bubblewrap cannot make a user namespace as that user);
+    its REPORT line, after checking it ran at the unprivileged level as that user."""
     python, home, source = nobody_python
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "AUTOGRADE_ROOT": str(source),
            "AUTOGRADE_CACHE": str(home / "cache"), "AUTOGRADE_SLOT_DIR": str(home / "slots")}
     trial = _as_nobody(["bwrap", "--unshare-user", "--ro-bind", "/", "/", "--", "/bin/true"], env, 30)
     if trial.returncode != 0:
         pytest.skip(f"bubblewrap cannot make a user namespace as an unprivileged user here: {trial.stderr[-300:]}")
-    work = home / "work"
-    done = _as_nobody([python, "-c", DRIVER, source / "tests", work], env, 880)
+    done = _as_nobody([python, "-c", driver, source / "tests", home / folder], env, 880)
     lines = [line for line in done.stdout.splitlines() if line.startswith("REPORT ")]
     assert done.returncode == 0 and lines, done.stdout[-2000:] + done.stderr[-4000:]
     report = json.loads(lines[-1][len("REPORT "):])
     print(json.dumps(report))
     assert report["uid"] == NOBODY and report["level"] == "unprivileged", report
+    return report
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_unprivileged_user_grades_at_the_unprivileged_level_and_attacks_stay_contained(nobody_python):
+    report = _driver_report(nobody_python, DRIVER, "work")
     assert report["batch_refuses"] is None, report
     # 30 processes of the same user were already running: the limit of 16 still let the sandbox fork up to it
     forks = int(report["forks"])
@@ -276,19 +282,7 @@ def test_unprivileged_level_bounds_the_host_like_the_strong_one(nobody_python):
     own accounting: only /work and /tmp are writable, with their byte and inode caps; the fan-out is killed by
     the grader's watchdog at the problem's memory limit (its recorded peak within a small margin); the shm and
     mkdir floods are refused (the correct code they ride on keeps full marks); nothing is left behind."""
-    python, home, source = nobody_python
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8", "AUTOGRADE_ROOT": str(source),
-           "AUTOGRADE_CACHE": str(home / "cache"), "AUTOGRADE_SLOT_DIR": str(home / "slots")}
-    trial = _as_nobody(["bwrap", "--unshare-user", "--ro-bind", "/", "/", "--", "/bin/true"], env, 30)
-    if trial.returncode != 0:
-        pytest.skip(f"bubblewrap cannot make a user namespace as an unprivileged user here: {trial.stderr[-300:]}")
-    work = home / "work-limits"
-    done = _as_nobody([python, "-c", LIMITS_DRIVER, source / "tests", work], env, 880)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("REPORT ")]
-    assert done.returncode == 0 and lines, done.stdout[-2000:] + done.stderr[-4000:]
-    report = json.loads(lines[-1][len("REPORT "):])
-    print(json.dumps(report))
-    assert report["uid"] == NOBODY and report["level"] == "unprivileged", report
+    report = _driver_report(nobody_python, LIMITS_DRIVER, "work-limits")
     from graders.limits import Limits
 
     limits = Limits()

@@ -158,6 +158,9 @@ def loop_loss(student, reference, options) -> Verdict:
     run, _ = training_run(student.value)
     steps = run.get("losses") if isinstance(run.get("losses"), list) else []
     if not steps:
+        error = raised(run)
+        if error:
+            return Verdict(0.0, f"the loop raised {error} before any batch's loss was backpropagated")
         return Verdict(0.0, "no loss was backpropagated from a training batch (call backward on the batch's loss)")
     for k, step in enumerate(steps, start=1):
         try:
@@ -304,6 +307,9 @@ def gradients_cleared(student, reference, options) -> Verdict:
     want = _step_count(reference.value[name])
     steps = _steps(plain)
     if not plain.get("backward_calls"):
+        error = raised(plain)
+        if error:
+            return Verdict(0.0, f"the loop raised {error} before it called loss.backward()")
         return Verdict(0.0, "the training loop never called loss.backward()")
     if not steps:
         return Verdict(0.0, "the training loop never called the optimizer's step(): the parameters never change")
@@ -376,6 +382,10 @@ def minibatches(student, reference, options) -> Verdict:
     forwards = _trained(plain)
     trained = [(rows, size) for training, rows, size in forwards if training]
     if not trained:
+        error = raised(plain)
+        if error:
+            return Verdict(0.0, f"the loop raised {error} before a forward pass in training mode reached "
+                                "loss.backward()")
         return Verdict(0.0, "no forward pass in training mode reached loss.backward()")
     oversize = [size for _, size in trained if size > batch_size]
     if len(oversize) > epochs:
