@@ -439,17 +439,21 @@ def loop_optimizer(X, y):
 
 
 class SteppedParameters:
-    """The parameter values the loop's optimizer steps produced, for the held-out run: the values after each
-    step (and the initial ones) are remembered by digest, the latest in full. After training, parameters that
-    no step produced (set from outside: a closed-form fit, another model's weights) are put back to what the
-    last step produced, so the held-out accuracy is that of the loop's own training; parameters that an earlier
-    step produced (early stopping that restores its best epoch) are kept."""
+    """The parameter values the loop's own training produced, for the held-out run. The values after each optimizer
+    step (and the initial ones) are remembered by digest, the latest in full, and so are the values each
+    training-mode forward ran with. After training, parameters that no step produced are put back to what the last
+    step produced when the loop never changed them while it trained (a loop that never steps, then sets a closed-form
+    fit or another model's weights), so the held-out accuracy is that of the loop's own training. Kept: values an
+    earlier step produced (early stopping that restores its best epoch), and values of a loop whose parameters
+    changed from one training forward to another without an optimizer (its own update rule: the step test judges
+    that, not the accuracy)."""
 
     def __init__(self, model):
         self.model = model
         self.count = 0
         self.digests = {self._digest(self._arrays())}
         self.latest = self._arrays()
+        self.trained_with = set()
         self._steps = {cls: cls.__dict__["step"] for cls in (optim.SGD, optim.Adam) if "step" in cls.__dict__}
 
     def _arrays(self):
@@ -469,19 +473,30 @@ class SteppedParameters:
 
         return step
 
+    def _watched_forward(self, original):
+        def forward(embeddings):
+            if self.model.training:
+                self.trained_with.add(self._digest(self._arrays()))
+            return original(embeddings)
+
+        return forward
+
     def __enter__(self):
         for cls, original in self._steps.items():
             cls.step = self._wrapped(original)
+        self.model.__dict__["forward"] = self._watched_forward(self.model.forward)
         return self
 
     def __exit__(self, *exc):
         for cls, original in self._steps.items():
             cls.step = original
+        self.model.__dict__.pop("forward", None)
         return False
 
     def restore_if_not_stepped(self):
-        """True (and the last step's values put back) when the parameters now are none a step produced."""
-        if self._digest(self._arrays()) in self.digests:
+        """True (and the last step's values put back) when the parameters now are none a step produced and the
+        loop did not change them while it trained."""
+        if self._digest(self._arrays()) in self.digests or len(self.trained_with) >= 2:
             return False
         for parameter, values in zip(self.model.parameters(), self.latest):
             parameter.update(minitorch.tensor(values.tolist()))
