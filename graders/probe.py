@@ -491,11 +491,12 @@ def _children(pid: int, scan: bool = False) -> List[int]:
 
 
 def _tree(root: int) -> List[int]:
-    """`root` and every live process under it."""
-    found, todo = [], [root]
+    """`root` and every live process under it (`root` first)."""
+    found, seen, todo = [], set(), [root]
     while todo:
         pid = todo.pop()
-        if pid not in found:
+        if pid not in seen:
+            seen.add(pid)
             found.append(pid)
             todo.extend(_children(pid))
     return found
@@ -573,19 +574,13 @@ def _tree_cpu_seconds(root: int) -> Optional[float]:
     """CPU time the kernel has charged to the whole process tree under `root`: every thread of every
     live process plus the children they reaped. Work moved to a thread or a forked process is still
     counted; None when `root` is gone."""
-    total, todo, seen = 0.0, [root], set()
-    while todo:
-        pid = todo.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
+    total = 0.0
+    for pid in _tree(root):
         try:
             total += time.clock_gettime(_process_clock(pid)) + _reaped_seconds(pid)
         except (OSError, ValueError, IndexError):
             if pid == root:
                 return None
-            continue
-        todo.extend(_children(pid))
     return total
 
 

@@ -493,12 +493,10 @@ def sweep_best(rows: List[Dict[str, Any]], marks: Optional[Dict[str, float]]) ->
     return best
 
 
-def slowest_against_sweep(timed: List[Dict[str, Any]], sweeps: Dict[int, float]) -> Optional[Tuple[int, float]]:
-    """(node count, the student's best time there over the grader's linear pass's best) at the size where that
-    multiple is largest; None when no size has both."""
+def multiples_of_sweep(timed: List[Dict[str, Any]], sweeps: Dict[int, float]) -> Dict[int, float]:
+    """{node count: the student's best time there over the grader's linear pass's best} for every size with both."""
     best = pooled_best(timed)
-    multiples = [(nodes, best[nodes] / sweeps[nodes]) for nodes in best if nodes in sweeps]
-    return max(multiples, key=lambda m: m[1]) if multiples else None
+    return {nodes: best[nodes] / sweeps[nodes] for nodes in best if nodes in sweeps}
 
 
 def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
@@ -542,19 +540,18 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
         return Verdict(0.0, "the timing marks are missing or were sent twice (nothing else may send them)",
                        figure=figure)
     ratios = [b["seconds"] / max(a["seconds"], 1e-9) for a, b in zip(rows, rows[1:])]
-    slowest = slowest_against_sweep(rows + again + more, sweep_best(raw, student.marks))
+    multiples = multiples_of_sweep(rows + again + more, sweep_best(raw, student.marks))
     limit = float(options.get("max_slowdown", 12.0))
-    if slowest is not None and slowest[1] > limit and (not ratios or max(ratios) <= bound):
-        nodes, multiple = slowest
-        largest = slowest_against_sweep([r for r in rows + again + more if r.get("nodes") == rows[-1].get("nodes")],
-                                        sweep_best(raw, student.marks))
-        superlinear = largest is not None and largest[1] > limit  # even where a quadratic term dominates
+    if multiples and max(multiples.values()) > limit and (not ratios or max(ratios) <= bound):
+        nodes = max(multiples, key=lambda n: multiples[n])
+        largest = rows[-1].get("nodes")
+        superlinear = multiples.get(largest, 0.0) > limit  # even where a quadratic term dominates
         return Verdict(
             0.0,
-            f"at {nodes} nodes backpropagate took {multiple:.0f}x the time of the grader's own linear pass over the "
-            f"same graph, measured beside it (linear traversals take 2-4x, the bound is {limit:g}x)"
-            + (f", and {largest[1]:.0f}x at {rows[-1].get('nodes')} nodes: the work is not linear in the graph size"
-               if superlinear and largest is not None else "")
+            f"at {nodes} nodes backpropagate took {multiples[nodes]:.0f}x the time of the grader's own linear pass "
+            f"over the same graph, measured beside it (linear traversals take 2-4x, the bound is {limit:g}x)"
+            + (f", and {multiples[largest]:.0f}x at {largest} nodes: the work is not linear in the graph size"
+               if superlinear else "")
             + ": time is only worth points for work that grows like the graph, at every size, not for time spent "
               "evenly",
             misconception="quadratic-traversal" if superlinear else None,

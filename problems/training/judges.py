@@ -152,16 +152,20 @@ def _after_raise(run: Dict[str, Any], what: str) -> Optional[Verdict]:
     return Verdict(0.0, f"{what}, but the loop then raised {error} (with and without validation data)")
 
 
+def _nothing_recorded(run: Dict[str, Any], before: str, otherwise: str) -> Verdict:
+    """A run that recorded nothing to judge: what the loop raised first (before `before`), else `otherwise`."""
+    error = raised(run)
+    return Verdict(0.0, f"the loop raised {error} before {before}" if error else otherwise)
+
+
 def loop_loss(student, reference, options) -> Verdict:
     """The loss the loop backpropagates (offerings whose loss is computed inline in `train`): at each
     recorded step, the mean binary cross-entropy of that batch's outputs and labels, within LOSS_RTOL."""
     run, _ = training_run(student.value)
     steps = run.get("losses") if isinstance(run.get("losses"), list) else []
     if not steps:
-        error = raised(run)
-        if error:
-            return Verdict(0.0, f"the loop raised {error} before any batch's loss was backpropagated")
-        return Verdict(0.0, "no loss was backpropagated from a training batch (call backward on the batch's loss)")
+        return _nothing_recorded(run, "any batch's loss was backpropagated",
+                                 "no loss was backpropagated from a training batch (call backward on the batch's loss)")
     for k, step in enumerate(steps, start=1):
         try:
             out, y = to_array(step.get("out")), to_array(step.get("y"))
@@ -307,10 +311,7 @@ def gradients_cleared(student, reference, options) -> Verdict:
     want = _step_count(reference.value[name])
     steps = _steps(plain)
     if not plain.get("backward_calls"):
-        error = raised(plain)
-        if error:
-            return Verdict(0.0, f"the loop raised {error} before it called loss.backward()")
-        return Verdict(0.0, "the training loop never called loss.backward()")
+        return _nothing_recorded(plain, "it called loss.backward()", "the training loop never called loss.backward()")
     if not steps:
         return Verdict(0.0, "the training loop never called the optimizer's step(): the parameters never change")
     leftover = _leftover_step(steps)
@@ -382,11 +383,8 @@ def minibatches(student, reference, options) -> Verdict:
     forwards = _trained(plain)
     trained = [(rows, size) for training, rows, size in forwards if training]
     if not trained:
-        error = raised(plain)
-        if error:
-            return Verdict(0.0, f"the loop raised {error} before a forward pass in training mode reached "
-                                "loss.backward()")
-        return Verdict(0.0, "no forward pass in training mode reached loss.backward()")
+        return _nothing_recorded(plain, "a forward pass in training mode reached loss.backward()",
+                                 "no forward pass in training mode reached loss.backward()")
     oversize = [size for _, size in trained if size > batch_size]
     if len(oversize) > epochs:
         return Verdict(0.0, _whole_set_message(oversize, examples, batch_size), misconception="whole-set-every-batch")
