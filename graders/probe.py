@@ -409,6 +409,8 @@ class _Attempt:
             err = error if isinstance(error, dict) else {}
             self.fault = f"harness fault: {str(err.get('type'))[:200]}: {str(err.get('message'))[:2000]}"
             self.reason = self.fault
+        elif kind == "note":  # the trusted side of the harness noting what the student's process sent
+            self._tamper(str(event.get("note"))[:200])
         elif kind == "policy":
             module = event.get("module")
             if isinstance(module, str) and module not in self.policy:

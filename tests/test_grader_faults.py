@@ -136,14 +136,18 @@ def jvp(f, x, v):
     raise SystemError("the student's own SystemError")
 '''
 
-#: finds the harness's channel (as the hostile kit's forgers do) and sends a fault event of its own
+#: looks for the harness's channel (as the hostile kit's forgers do) and, if it holds a way out and the nonce,
+#: sends a fault event of its own (the student's process is left only the channel object the fork copied,
+#: without descriptor or nonce: the attempt must find nothing and change nothing)
 FORGES_A_FAULT = '''
 def _forge():
     import gc, json
-    channel = next(o for o in gc.get_objects() if type(o).__name__ == "Channel" and hasattr(o, "_nonce"))
-    channel._out.write(json.dumps({"event": "fault", "nonce": channel._nonce,
-                                   "error": {"type": "ImportError", "message": "forged"}}) + "\\n")
-    channel._out.flush()
+    for channel in [o for o in gc.get_objects() if type(o).__name__ == "Channel" and hasattr(o, "_nonce")]:
+        if channel._out is not None and channel._nonce:
+            channel._out.write(json.dumps({"event": "fault", "nonce": channel._nonce,
+                                           "error": {"type": "ImportError", "message": "forged"}}) + "\\n")
+            channel._out.flush()
+            raise SystemExit("forged a fault on the result channel")
 _forge()
 '''
 

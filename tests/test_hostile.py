@@ -94,13 +94,13 @@ def _versus_base(faked, name, pid):
 @pytest.mark.parametrize("name", ["comparisons", "forge_output:import", "forge_output:call"]
                          + [f"forge_nonce:{v}" for v in FORGE_VARIANTS])
 def test_fake_success_on_ops_changes_nothing(faked, name):
+    """Forged events go nowhere: the student's process has no channel to the parent, only a pipe to the trusted
+    process, which drops every event but a forbidden library's use (noted) and skips junk (noted); a forged
+    'done' ends nothing."""
     attacked, base = _versus_base(faked, name, "ops")
     assert 0 < base.score < base.max_score  # a base with something to gain
     assert attacked.fault is None, attacked.fault
-    if name == "forge_nonce:done":  # a forged 'done' ends the run: the probes not yet reported are lost
-        assert attacked.score <= base.score
-    else:
-        assert k.scores(attacked) == k.scores(base), k.text_of(attacked)
+    assert k.scores(attacked) == k.scores(base), k.text_of(attacked)
 
 
 def test_code_that_reaches_the_channel_is_listed_for_review_and_its_base_is_not(faked):
@@ -116,16 +116,18 @@ def test_code_that_reaches_the_channel_is_listed_for_review_and_its_base_is_not(
 
 
 def test_forged_output_is_reported_as_ignored(faked):
+    """Junk written on every descriptor reaches the trusted process's pipe: skipped up to the next frame, noted."""
     for name in ("forge_output:import", "forge_output:call"):
         notes = " ".join(k.problem(faked[name], "ops").notes)
-        assert "ignored" in notes and "nonce" in notes, notes
+        assert "ignored: bytes written on the grader's pipe that are no message" in notes, notes
 
 
 def test_a_mark_or_result_naming_no_probe_while_none_runs_is_ignored(faked):
-    """Sent with the run's nonce at import, before any probe started: a timing mark would have landed in the
-    next finished probe's marks, a result under no probe id; both are tampering, noted and dropped."""
+    """Sent at import, before any probe started (through the student's process's pipe, the only way out it has):
+    a timing mark and a result are events that process may not send: noted and dropped by the trusted process."""
     notes = " ".join(k.problem(faked["forge_nonce:orphan"], "ops").notes)
-    assert "ignored: a malformed timing mark" in notes and "ignored: result for probe" in notes, notes
+    assert "ignored: an event 'mark' from the student's process" in notes, notes
+    assert "ignored: an event 'result' from the student's process" in notes, notes
 
 
 def test_liar_values_change_nothing(faked):
@@ -137,12 +139,14 @@ def test_liar_values_change_nothing(faked):
 
 
 def test_result_channel_flood_is_cut_quickly(faked):
-    """100 MiB without a newline on every descriptor: the parent stops reading at its cap, in linear time."""
+    """100 MiB without a newline on every descriptor: the student's process reaches only the trusted process's
+    pipe, which skips bytes that are no frame in linear time and notes them (the parent's own caps on its
+    channel are tested at the seam: test_hostile_limits)."""
     attacked, base = _versus_base(faked, "flood", "ops")
     assert attacked.fault is None
     assert attacked.score <= base.score
     text = k.text_of(attacked)
-    assert "too much" in text or "longer than the harness ever sends" in text, text  # the byte or the line cap
+    assert "no message of the harness (104857600 bytes" in text, text
     assert attacked.seconds < 15, attacked.seconds  # not the wall-clock limit (60 s): no quadratic re-scanning
 
 
@@ -522,3 +526,16 @@ def test_reference_solutions_of_other_problems_cannot_be_read_out(tmp_path):
     block = reference[reference.index("class Mul(Function)"):]
     solution = block[block.index("# BEGIN SOLUTION") + len("# BEGIN SOLUTION"):block.index("# END SOLUTION")].strip()
     assert solution and solution not in k.text_of(k.problem(result, "autodiff"))
+
+
+@needs_strong
+def test_the_students_process_cannot_reach_the_trusted_process(tmp_path):
+    """Issue 21: the trusted process (the student's process's parent in the sandbox) is not traceable: its memory,
+    maps, environment and descriptors under /proc are closed to the student's process, which holds no
+    capability (the unprivileged level's twin of this check: test_unprivileged)."""
+    files = {AD: k.compose(k.source("reference", AD), AD, "peek_trusted")}
+    text = k.text_of(k.problem(k.grade(k.build(tmp_path / "peek", files), ["autodiff"]), "autodiff"))
+    line = next((line for line in text.splitlines() if "PEEK" in line), text[:500])
+    for what in ("mem", "maps", "environ", "fd"):
+        assert f"{what}: PermissionError" in line, line
+    assert "CapEff: 0000000000000000" in line, line

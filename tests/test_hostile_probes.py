@@ -31,7 +31,9 @@ DEEP = frozenset({"deep_chain_3000", "deep_chain_10000", "deep_scalar_chain", "d
 
 #: attacks that move the recursion limit around a recursive DFS (the base: autodiff/buggy/recursive)
 LIMIT_ATTACKS = ("probe_limit_ctypes", "probe_limit_pydll", "probe_limit_frames", "probe_limit_reload",
-                 "probe_limit_thread")
+                 "probe_limit_thread", "probe_hide_depth")
+#: attacks that rewrite what the student's process sends (issue 21, class 2), armed at import on the recursive base
+REWRITE_ATTACKS = ("probe_rewrite_results",)
 #: attacks that replace the probes themselves (armed at the first backpropagate call, on the recursive base)
 REGISTRY_ATTACKS = ("probe_registry_swap",)
 #: attacks on the timing probe, on a right but slow base: {snippet: when it is armed}
@@ -55,6 +57,7 @@ def _cases(tmp):
         "slow": slow,
         **{name: k.compose(recursive, AD, name, when="none") for name in LIMIT_ATTACKS},
         **{name: k.compose(recursive, AD, name, when="call") for name in REGISTRY_ATTACKS},
+        **{name: k.compose(recursive, AD, name, when="import") for name in REWRITE_ATTACKS},
         **{name: k.compose(slow, AD, name, when=when) for name, when in TIMING_ATTACKS.items()},
     }
     return {name: k.build(tmp / name, {AD: text}) for name, text in files.items()}
@@ -118,6 +121,21 @@ def test_swapping_the_probe_registry_changes_nothing(graded, attack):
     assert p.score == base.score, _failures(p)
 
 
+@pytest.mark.parametrize("attack", REWRITE_ATTACKS)
+def test_rewriting_what_the_students_process_sends_keeps_no_recursion_points(graded, attack):
+    """Issue 21, class 2: the evidence of the deep chains no longer leaves the student's process as a message it
+    could rewrite. Their leaf derivatives are accumulated in the trusted process (a RecursionError turned into a
+    call that returned leaves them unset), the Scalar and Tensor chains' derivatives are products of random
+    factors no forged report can state, and the depth evidence of a trusted call names the recursion."""
+    p, base = graded[attack], graded["recursive"]
+    assert p.fault is None, p.fault
+    tests = {t.id: t for t in p.tests}
+    for test_id in DEEP:
+        assert tests[test_id].score == 0, (test_id, tests[test_id].message)
+    assert p.score == base.score, _failures(p)
+    assert "recursion-limit" in p.misconceptions, _failures(p)
+
+
 # ------------------------------------------------------------ hole 2: the timing probe
 
 
@@ -129,10 +147,12 @@ def test_the_slow_base_fails_only_the_timing_test(graded):
 @pytest.mark.parametrize("attack", sorted(TIMING_ATTACKS))
 def test_the_timing_probe_cannot_be_recognised_or_its_work_moved_out_of_the_window(graded, attack):
     """Returning at once when gc is off, leaving lazy derivatives whose float() does the work after the
-    end mark, doing the work inside a wrapped probekit.mark before the start mark: no timing points."""
+    end mark, doing the work inside a wrapped probekit.mark before the start mark: no timing points. (The
+    timing probe runs in the trusted process, which sends the marks: the wrapped `probekit.mark` is the
+    student's process's copy, never called; the slow base's own time fails.)"""
     p, base = graded[attack], graded["slow"]
     tests = {t.id: t for t in p.tests}
     assert tests["time_doubling"].score == 0, tests["time_doubling"].message
     assert p.score <= base.score, _failures(p)
-    if attack == "probe_mark_shift":  # the grader's tools were replaced: nothing measured with them counts
-        assert "probe tools (probekit.mark)" in tests["time_doubling"].message, tests["time_doubling"].message
+    if attack == "probe_mark_shift":
+        assert "time ratios when the graph doubles" in tests["time_doubling"].message, tests["time_doubling"].message

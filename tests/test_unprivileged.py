@@ -261,7 +261,13 @@ LIMITS_DRIVER = textwrap.dedent("""
             "said": [line for line in k.text_of(ops).splitlines() if "limit" in line or "files and folders" in line],
             "survivors": k.wait_gone(tok, 3.0), "files": k.files_named(tok, k.leftover_roots() + [work])}
 
-    # 3. the reference, every problem of the offering: full marks under the read-only view and the watchdog
+    # 3. what the student's process reaches of the trusted process (issue 21)
+    AD = k.FILES["autodiff"]
+    peek = k.grade(k.build(work / "peek", {AD: k.compose(k.source("reference", AD), AD, "peek_trusted")}), ["autodiff"])
+    text = k.text_of(k.problem(peek, "autodiff"))
+    report["peek"] = next((line for line in text.splitlines() if "PEEK" in line), text[:500])
+
+    # 4. the reference, every problem of the offering: full marks under the read-only view and the watchdog
     reference = k.grade(k.build(work / "reference", k.with_reference({}, k.FILES)), list(k.FILES))
     report["reference"] = {p.id: {"score": p.score, "max": p.max_score, "fault": p.fault, "peak_mib": p.peak_mib,
                                   "failed": [t.id for t in p.tests if not t.passed]} for p in reference.problems}
@@ -294,6 +300,9 @@ def test_unprivileged_level_bounds_the_host_like_the_strong_one(nobody_python):
     assert view["tmp_bytes"] == limits.tmp_mib << 20, view
     if report["userns_mounts"]:  # the kernel's inode cap (else the watchdog's: below)
         assert view["tmp_inodes"] == limits.tmp_inodes, view
+    for what in ("mem", "maps", "environ", "fd"):  # the trusted process is out of the student's process's reach
+        assert f"{what}: PermissionError" in report["peek"], report["peek"]
+    assert "CapEff: 0000000000000000" in report["peek"], report["peek"]
     attacks = report["attacks"]
     for attack, seen in attacks.items():
         assert seen["sandbox"] == "unprivileged" and seen["fault"] is None, (attack, seen)

@@ -623,8 +623,8 @@ def deep_chain(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     if isinstance(student.value, dict) and student.value.get("stack_beyond_limit") is True:
         return Verdict(
             0.0,
-            "the traversal went deeper than Python's default recursion limit allows (one stack frame per node "
-            "of the chain): it is recursive and got through only because the limit was moved while it ran; "
+            "the traversal went as deep as Python's default recursion limit allows, or deeper (one stack frame "
+            "per node of the chain): it is recursive, and only a moved limit gets it through a deep graph; "
             "use an explicit stack instead",
             misconception="recursion-limit",
         )

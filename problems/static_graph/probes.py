@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 import numpy as np
 
 from minitorch import mini_tf as tf
-from probekit import PROBES, WorkBudgetExceeded, capture, probe, stack_beyond_limit  # noqa: F401
+from probekit import DEFAULT_RECURSION_LIMIT, PROBES, WorkBudgetExceeded, capture, note_depth, probe, watching_depth  # noqa: F401
 
 #: the most names of `last_run_evaluated` read back (a run of these graphs evaluates a few hundred at most)
 MAX_REPORTED = 10_000
@@ -40,12 +40,10 @@ class Watch:
     report its uses to the watch.
     """
 
-    def __init__(self, budget: int = 200_000, watch_depth: bool = False):
+    def __init__(self, budget: int = 200_000):
         self.evaluations: List[str] = []
         self.budget = budget
         self.uses = 0
-        self.watch_depth = watch_depth
-        self.beyond_limit = False
         self.active = False
         self._inside = 0
         self._saved: Optional[tuple] = None
@@ -56,12 +54,11 @@ class Watch:
         self.touch()
 
     def touch(self) -> None:
-        """One use of the graph: counted against the budget; the stack depth checked if asked."""
+        """One use of the graph: counted against the budget; the stack depth checked while a probe watches it."""
         if not self.active:
             return
         self.uses += 1
-        if self.watch_depth and not self.beyond_limit:
-            self.beyond_limit = stack_beyond_limit()
+        note_depth()
         if self.uses > self.budget:
             raise WorkBudgetExceeded(f"more than {self.budget} uses of the graph's nodes: a runaway traversal")
 
@@ -335,7 +332,7 @@ def folded_constants(_):
 def deep_chain(_):
     """A 5000-node chain y = x·c·c·…·c, run and differentiated at Python's default recursion limit."""
     depth = 5000
-    limit = sys.getrecursionlimit()
+    limit = DEFAULT_RECURSION_LIMIT  # the student's process has no setter: the limit stays the default
     graph = tf.Graph()
     with graph.as_default():
         x = tf.placeholder((2,), name="x")
@@ -344,11 +341,11 @@ def deep_chain(_):
         for _ in range(depth):
             y = y * c
         loss = tf.reduce_sum(y, name="loss")
-    watch = Watch(budget=200 * depth, watch_depth=True)
+    watch = Watch(budget=200 * depth)
     watch.instrument(graph)
     feed = {x: np.array([1.0, -2.0])}
     result: Dict[str, Any] = {}
-    with watch, graph.as_default():
+    with watching_depth() as depth_seen, watch, graph.as_default():
         session = tf.Session(graph)
         result["run"] = capture(lambda: as_data(session.run(y, feed)))
         result.update(evaluation_summary(watch.evaluations, {n.name for n in ancestors(y)}))
@@ -357,7 +354,7 @@ def deep_chain(_):
             result["gradient"] = grads
         else:
             result["gradient"] = capture(lambda: as_data(session.run(grads[0], feed)))
-    result["stack_beyond_limit"] = watch.beyond_limit
+    result["stack_beyond_limit"] = depth_seen.beyond_limit
     result["recursion_limit_raised"] = sys.getrecursionlimit() > limit
     return result
 

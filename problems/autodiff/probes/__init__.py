@@ -5,7 +5,6 @@ see the same structure; creation indices (not unique ids) name nodes in results.
 """
 
 import gc
-import itertools
 import random
 import time
 
@@ -13,12 +12,16 @@ import minitorch
 from minitorch import autodiff
 from minitorch.scalar import Scalar
 from probekit import (
+    DEFAULT_RECURSION_LIMIT,
     PROBES,  # noqa: F401 - the harness reads the registry from this module
     WorkBudgetExceeded,
     capture,
+    first_items,
     floats,
+    in_student_process,
     mark,
     probe,
+    watching_depth,
 )
 
 from .graphs import Counter, Graph, chain, count_graph_uses, diamond_chain, layered_dag, random_dag
@@ -112,18 +115,18 @@ def double_backward(_):
 
 @probe("deep_scalar_chain")
 def deep_scalar_chain(_):
-    """A 3000-deep chain of Scalar operations (y = -y), differentiated with `.backward()`."""
-    import sys
-
-    limit = sys.getrecursionlimit()
+    """A 3000-deep chain of Scalar operations, no constant: y = -y, and y = sigmoid(y) at five random places
+    (the derivative is no constant a report could state without the pass), differentiated with `.backward()`."""
+    limit = DEFAULT_RECURSION_LIMIT  # the student's process has no setter: the limit stays the default
+    sigmoids = set(random.Random(3000).sample(range(3000), 5))
     x = Scalar(0.5)
     y = x
-    for _ in range(3000):
-        y = -y
-    counter = Counter(watch_depth=True)
-    count_graph_uses(y, counter)
-    y.backward()
-    return {"derivative": floats([x.derivative]), **_recursion_evidence(limit, counter)}
+    for i in range(3000):
+        y = y.sigmoid() if i in sigmoids else -y
+    count_graph_uses(y, Counter())
+    with watching_depth() as depth:
+        y.backward()
+    return {"derivative": floats([x.derivative]), **_recursion_evidence(limit, depth)}
 
 
 # ----------------------------------------------------------------- Tensors
@@ -131,19 +134,19 @@ def deep_scalar_chain(_):
 
 @probe("deep_tensor_chain")
 def deep_tensor_chain(_):
-    """A 3000-deep chain of Tensor operations (y = -y), differentiated with `.backward()`."""
-    import sys
-
-    limit = sys.getrecursionlimit()
+    """A 3000-deep chain of Tensor operations, no constant inside: y = -y, and y = sigmoid(y) at five random
+    places, differentiated with `.backward()`."""
+    limit = DEFAULT_RECURSION_LIMIT
+    sigmoids = set(random.Random(3001).sample(range(3000), 5))
     x = minitorch.tensor([0.5, -0.25], requires_grad=True)
     y = x
-    for _ in range(3000):
-        y = -y
+    for i in range(3000):
+        y = y.sigmoid() if i in sigmoids else -y
     out = (y * minitorch.tensor([1.0, 2.0])).sum()
-    counter = Counter(watch_depth=True)
-    count_graph_uses(out, counter)
-    out.backward()
-    return {"grad": _grad(x), **_recursion_evidence(limit, counter)}
+    count_graph_uses(out, Counter())
+    with watching_depth() as depth:
+        out.backward()
+    return {"grad": _grad(x), **_recursion_evidence(limit, depth)}
 
 
 def _tensor_program(seed):
@@ -200,7 +203,7 @@ def first_of_order(out, nodes):
     """The first `nodes` + 1 variables `topological_sort(out)` yields: an order of a graph of `nodes` nodes
     that is longer repeats a node or lists a stranger within them (the judge fails both), so no more is
     needed, and a generator that never ends (or yields millions) cannot fill the result."""
-    return list(itertools.islice(autodiff.topological_sort(out), nodes + 1))
+    return first_items(autodiff.topological_sort, nodes + 1, out)
 
 
 def _order_as_indices(graph, order):
@@ -213,7 +216,7 @@ def _order_as_indices(graph, order):
 ORDER_GRAPHS = tuple((3000 + seed, 3) for seed in range(5)) + ((3100, 0), (3101, 0))
 
 
-@probe("topological_order_random")
+@probe("topological_order_random", trusted=True)
 def topo_random(_):
     """Each graph's order, or the error its sort raised there (one graph's crash hides no other graph's order)."""
     results = []
@@ -255,7 +258,7 @@ def topo_scalars(_):
     }
 
 
-@probe("random_node_dag")
+@probe("random_node_dag", trusted=True)
 def random_node_dag(_):
     results = []
     for seed in range(4):
@@ -270,7 +273,7 @@ def random_node_dag(_):
 FAN_OUT = (((2.0, 1.75), (3.0, 0.25)), ((2.0, 1.75), (3.0, 0.25), (5.0, 0.5)))
 
 
-@probe("fan_out")
+@probe("fan_out", trusted=True)
 def fan_out(_):
     """a -> x, and x feeds several users whose adjoints must be summed: out = 1.75 (2x) + 0.25 (3x) (+ 0.5 (5x)).
 
@@ -301,14 +304,14 @@ def _maybe_float(d):
         return None
 
 
-@probe("derivative_argument")
+@probe("derivative_argument", trusted=True)
 def derivative_argument(_):
     graph, out = random_dag(random.Random(6000), n_leaves=3, n_ops=20)
     autodiff.backpropagate(out, 2.5)
     return floats([x.derivative for x in graph.leaves()])
 
 
-@probe("constants_skipped")
+@probe("constants_skipped", trusted=True)
 def constants_skipped(_):
     graph, out = random_dag(random.Random(7000), n_leaves=3, n_ops=25, n_constants=4)
     error = None
@@ -325,32 +328,41 @@ def constants_skipped(_):
     }
 
 
-def _recursion_evidence(limit, counter):
+def _recursion_evidence(limit, depth):
     """Whether the deep probe's traversal was recursive, however the limit was moved: the limit left raised,
-    and whether the graph was used with more frames on the stack than the default limit allows (a
-    limit raised and restored, through any path, or a thread)."""
+    and whether the graph was used with more frames on the stack than the default limit allows (`depth`: a
+    `watching_depth` block; a limit raised and restored, through any path, or a thread)."""
     import sys
 
-    return {"recursion_limit_raised": sys.getrecursionlimit() > limit, "stack_beyond_limit": counter.beyond_limit}
+    return {"recursion_limit_raised": sys.getrecursionlimit() > limit, "stack_beyond_limit": depth.beyond_limit}
 
 
 def _deep_chain(depth):
-    """The input's derivative through a chain of `depth` nodes, and the evidence of recursion."""
+    """The input's derivative through a chain of `depth` nodes with random signs (accumulated here, in the trusted
+    process: a recursion that dies cannot be turned into a pass by what its process reports), and the evidence of
+    recursion its process gives (`deep_chain_stack`: only that process can see its own stack)."""
+    _graph, x, out = chain(depth, Counter(), random.Random(depth))
+    autodiff.backpropagate(out, 1.0)
+    return {"derivative": floats([x.derivative]), **in_student_process(deep_chain_stack)}
+
+
+def deep_chain_stack():
+    """(In the student's process.) Whether the last trusted call ran with more frames on the stack than the default
+    recursion limit allows, and whether the limit was left raised."""
     import sys
 
-    limit = sys.getrecursionlimit()
-    counter = Counter(watch_depth=True)
-    _graph, x, out = chain(depth, counter)
-    autodiff.backpropagate(out, 1.0)
-    return {"derivative": floats([x.derivative]), **_recursion_evidence(limit, counter)}
+    import remote
+
+    return {"recursion_limit_raised": sys.getrecursionlimit() > DEFAULT_RECURSION_LIMIT,
+            "stack_beyond_limit": remote.LAST_CALL["deep"]}
 
 
-@probe("deep_chain_3000")
+@probe("deep_chain_3000", trusted=True)
 def deep_chain_3000(_):
     return _deep_chain(3000)
 
 
-@probe("deep_chain_10000")
+@probe("deep_chain_10000", trusted=True)
 def deep_chain_10000(_):
     return _deep_chain(10000)
 
@@ -359,9 +371,10 @@ def deep_chain_10000(_):
 
 
 #: diamond chain sizes (layers) of the work probe, and the uses of chain_rule/parents (and nodes yielded) allowed
-#: at each size
+#: at each size (each use is a request from the student's process: the reference needs about 400 at 64 layers,
+#: a traversal along every path passes 20,000 by 16 layers)
 WORK_LAYERS = (2, 4, 8, 16, 32, 64)
-WORK_BUDGET = 200_000
+WORK_BUDGET = 20_000
 
 
 def _backpropagate_work():
@@ -402,7 +415,7 @@ def _sort_work():
     return rows
 
 
-@probe("work_on_diamonds")
+@probe("work_on_diamonds", trusted=True)
 def work_on_diamonds(_):
     """Uses of chain_rule/parents on diamond chains whose path count doubles per layer: by backpropagate, and by
     topological_sort alone (each family, or the error it raised: a backward pass that crashes hides no sort)."""
@@ -436,44 +449,74 @@ def _sweep(graph):
             node.chain_rule(1.0)
 
 
+#: the graph of the timed run being made (in the process where the student's code runs)
+_TIMED = {}
+
+
+def timed_graph(n, seed, budget):
+    """Build the layered DAG of about n nodes a timed run uses, where the student's code runs (a graph of
+    thousands of nodes is too big to cross the pipe node by node), the previous one collected first; its node
+    count."""
+    _TIMED.clear()
+    gc.collect()
+    graph, out = layered_dag(n, random.Random(seed), counter=Counter(budget=budget))
+    _TIMED.update(graph=graph, out=out)
+    return len(graph.nodes)
+
+
+def timed_backpropagate():
+    """backpropagate on the graph `timed_graph` built, and the leaf derivatives read as floats (a derivative
+    whose `__float__` does the work later is timed too): {"derivatives", "seconds"} (this process's CPU time,
+    which only decides when to stop or to measure more), or {"exceeded": True} over the work budget."""
+    graph, out = _TIMED["graph"], _TIMED["out"]
+    start = time.process_time()
+    try:
+        autodiff.backpropagate(out, 1.0)
+        derivatives = floats([x.derivative for x in graph.leaves()])
+    except WorkBudgetExceeded:
+        return {"exceeded": True}
+    return {"derivatives": derivatives, "seconds": time.process_time() - start}
+
+
 def _best_time(n, seed, limit, tag):
     """Up to 3 runs of backpropagate on a layered DAG of about n nodes (work capped; stops past `limit` CPU s).
 
-    Each run is bracketed by marks the parent stamps with its own clock (`{tag}:{run}:start/end`); the
-    window holds backpropagate AND the reading of the leaf derivatives as floats, so a derivative whose
-    `__float__` does the work later is timed too. (Graph construction stays outside, so that its linear
-    cost does not dilute a superlinear backward pass; the tools it uses are sealed by the harness.)
-    `runs` are the child's own CPU timings (they only decide when to stop or to measure more; the parent
-    judges on its own clock). After the first run, the grader's own linear pass (`_sweep`) over the same graph
-    built anew is marked `{tag}:0:sweep:open/close`. `derivatives` are each run's leaf derivatives: time is only
-    worth points for runs that computed the right derivatives. The garbage collector stays as the harness leaves
-    it for every probe (enabled); the previous run's graph is collected before the window opens.
+    The graph is built and the run made in the student's process (`timed_graph`, `timed_backpropagate`); this
+    process brackets each run with marks the parent stamps with the CPU clock of the whole sandbox, as the
+    kernel reports it (`{tag}:{run}:start/end`); graph construction stays outside, so that its linear cost does
+    not dilute a superlinear backward pass. `runs` are the student's process's own CPU timings (they only
+    decide when to stop or to measure more). After the first run, the grader's own linear pass (`_sweep`) over
+    the same graph, built HERE (in the trusted process, where graded code cannot slow it down), is marked
+    `{tag}:0:sweep:open/close`. `derivatives` are each run's leaf derivatives: time is only worth points for
+    runs that computed the right derivatives. The garbage collector stays as the harness leaves it for every
+    probe (enabled).
     """
-    runs, derivatives = [], []
+    runs, derivatives, nodes = [], [], 0
     for repeat in range(3):
         budget = 30 * n
-        graph = out = None
-        gc.collect()
-        graph, out = layered_dag(n, random.Random(seed + repeat), counter=Counter(budget=budget))
+        nodes = in_student_process(timed_graph, n, seed + repeat, budget)
         mark(f"{tag}:{repeat}:start")
-        start = time.process_time()
-        try:
-            autodiff.backpropagate(out, 1.0)
-            derivatives.append(floats([x.derivative for x in graph.leaves()]))
-        except WorkBudgetExceeded:
-            return {"nodes": len(graph.nodes), "exceeded": True, "budget": budget, "tag": tag}
-        runs.append(time.process_time() - start)
+        run = in_student_process(timed_backpropagate)
         mark(f"{tag}:{repeat}:end")
+        if run.get("exceeded"):
+            return {"nodes": nodes, "exceeded": True, "budget": budget, "tag": tag}
+        runs.append(float(run["seconds"]))
+        derivatives.append(run["derivatives"])
         if repeat == 0:  # one pass per row: the judge pools the best pass per size over every row of it
-            graph = out = None
             gc.collect()
-            graph, out = layered_dag(n, random.Random(seed + repeat), counter=Counter(budget=budget))
+            graph, _out = layered_dag(n, random.Random(seed + repeat), counter=Counter(budget=budget))
             mark(f"{tag}:{repeat}:sweep:open")
             _sweep(graph)
             mark(f"{tag}:{repeat}:sweep:close")
+            graph = _out = None
         if runs[-1] > limit:
             break
-    return {"nodes": len(graph.nodes), "seconds": min(runs), "runs": runs, "tag": tag, "derivatives": derivatives}
+    return {"nodes": nodes, "seconds": min(runs), "runs": runs, "tag": tag, "derivatives": derivatives}
+
+
+def _spent(timed):
+    """CPU seconds the timed runs took (in the student's process)."""
+    return sum(sum(row.get("runs") or ()) for row in timed)
 
 
 def _pooled_ratio(timed):
@@ -486,7 +529,7 @@ def _pooled_ratio(timed):
     return best[sizes[-1]] / max(best[sizes[-2]], 1e-9) if len(sizes) >= 2 else None
 
 
-@probe("time_doubling")
+@probe("time_doubling", trusted=True)
 def time_doubling(_):
     """Best-of-3 times on shallow DAGs of n, 2n, 4n nodes, then the largest pair measured again on other graphs;
     while that pair's ratio is near the bound (NEAR_BOUND), up to MORE_ROUNDS more rounds of it (the same graphs
@@ -507,7 +550,7 @@ def time_doubling(_):
         for round_ in range(MORE_ROUNDS):
             ratio = _pooled_ratio(rows[-2:] + again + more)
             if ratio is None or not NEAR_BOUND[0] < ratio < NEAR_BOUND[1] \
-                    or time.process_time() - started > MORE_BUDGET:
+                    or _spent(rows + again + more) + time.process_time() - started > MORE_BUDGET:
                 break
             # the same graphs again (new objects): round r repeats the first rows' graphs (r even) or the again rows'
             more += [_best_time(n, n if round_ % 2 == 0 else 7 * n, SLOW_RUN, f"more{round_}n{n}")

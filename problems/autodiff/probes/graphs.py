@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from probekit import WorkBudgetExceeded, stack_beyond_limit
+from probekit import WorkBudgetExceeded, expose, note_depth
 
 
 class Counter:
@@ -26,22 +26,17 @@ class Counter:
 
     RECORDED = 1000
 
-    def __init__(self, budget: Optional[int] = None, record: bool = False, watch_depth: bool = False):
+    def __init__(self, budget: Optional[int] = None, record: bool = False):
         self.chain_rule = 0
         self.parents = 0
         self.accumulate = 0
         self.touched_constants: List[str] = []
         self.budget = budget
         self.calls: Optional[List[Tuple[int, Any]]] = [] if record else None
-        #: with `watch_depth`: whether some use of the graph was made with more Python frames on the
-        #: stack (of whichever thread made it) than the default recursion limit allows
-        self.watch_depth = watch_depth
-        self.beyond_limit = False
 
     def tick(self, what: str) -> None:
         setattr(self, what, getattr(self, what) + 1)
-        if self.watch_depth and not self.beyond_limit:
-            self.beyond_limit = stack_beyond_limit()
+        note_depth()  # the stack's depth, while a probe watches it (probekit.watching_depth)
         if self.budget is not None and self.chain_rule + self.parents > self.budget:
             raise WorkBudgetExceeded(f"more than {self.budget} uses of chain_rule/parents")
 
@@ -109,6 +104,9 @@ class Node:
     derivatives); a leaf has a history without `last_fn`, no parents, and
     accumulates with `+=`; interior nodes have a history (`last_fn`, `ctx`,
     `inputs`) and fixed local derivatives $\\partial v / \\partial p_i = w_i$.
+
+    In the student's process a Node is a proxy (graders/child/remote.py; what it shows is declared below the
+    classes): the course's Variable protocol and nothing else (never `counter`).
     """
 
     def __init__(
@@ -171,17 +169,43 @@ class Node:
         return f"Node({self._uid})"
 
 
+class ChainNode(Node):
+    """A Node of the deep chains: in the student's process its parents and its local derivatives travel with it
+    (`parents` and `chain_rule` answered there), so a chain of 10000 nodes costs no request per node; only
+    the leaf's `accumulate_derivative` comes back, where the derivative is judged."""
+
+    @property
+    def weights(self) -> List[float]:
+        return list(self._weights)
+
+
+#: what the student's process may use of the graphs' objects (graders/child/remote.py): the course's Variable
+#: protocol, its history (`last_fn`, `ctx`, `inputs`) and the Function's `_backward`; `unique_id`, `is_leaf()`,
+#: `is_constant()` and `requires_grad()` never change, so they are answered there without a request
+_PROTOCOL = ("unique_id", "is_leaf", "is_constant", "parents", "chain_rule", "accumulate_derivative", "history",
+             "derivative", "requires_grad")
+expose(Node, _PROTOCOL, static=("unique_id",), pure=("is_leaf", "is_constant", "requires_grad"),
+       writable=("derivative",))
+expose(ChainNode, _PROTOCOL, static=("unique_id", "parents", "weights"),
+       pure=("is_leaf", "is_constant", "requires_grad"), writable=("derivative",),
+       linear=("chain_rule", "parents", "weights"))
+expose(NodeHistory, ("last_fn", "ctx", "inputs"))
+expose(NodeContext, ("no_grad", "saved_values", "saved_tensors"))
+expose(NodeFunction, ("_backward",))
+
+
 class Graph:
     """A DAG of Nodes built by a family generator; ids increase in creation order."""
 
-    def __init__(self, counter: Optional[Counter] = None, id_start: int = 1000):
+    def __init__(self, counter: Optional[Counter] = None, id_start: int = 1000, kind: type = Node):
         self.counter = counter or Counter()
         self.nodes: List[Node] = []
         self._next = id_start
+        self._kind = kind
 
     def _new(self, inputs=(), weights=(), constant=False) -> Node:
         self._next += 7
-        node = Node(self._next, inputs, weights, constant, self.counter)
+        node = self._kind(self._next, inputs, weights, constant, self.counter)
         self.nodes.append(node)
         return node
 
@@ -209,13 +233,15 @@ class Graph:
         return [n for n in self.nodes if n.is_leaf()]
 
 
-def chain(depth: int, counter: Optional[Counter] = None) -> Tuple[Graph, Node, Node]:
-    """x -> v1 -> v2 -> ... -> v_depth with local derivative 1 (depth interior nodes)."""
-    g = Graph(counter)
+def chain(depth: int, counter: Optional[Counter] = None,
+          rng: Optional[random.Random] = None) -> Tuple[Graph, Node, Node]:
+    """x -> v1 -> v2 -> ... -> v_depth (depth interior ChainNodes) with local derivative 1, or with `rng` a random
+    one each, ±(1 ± 0.001) (the input's derivative is their product: only a pass through every node gets it)."""
+    g = Graph(counter, kind=ChainNode)
     x = g.leaf()
     v = x
     for _ in range(depth):
-        v = g.op([v], [1.0])
+        v = g.op([v], [rng.choice((-1.0, 1.0)) * rng.uniform(0.999, 1.001) if rng is not None else 1.0])
     return g, x, v
 
 

@@ -1,16 +1,25 @@
 def _hx_attack():
-    """The nonce is no secret from code in the same process: find the harness's channel with gc and send
-    well-tagged events whose fields have the wrong types or shapes (variant @@FORGE@@)."""
+    """Find the harness's channel with gc and send well-tagged events whose fields have the wrong types or
+    shapes (variant @@FORGE@@). The student's process holds no live channel (the trusted process does): then
+    the same events go out through whatever the harness left there to send events with (its pipe's `emit`)."""
     import gc
     import json
 
-    channel = next(o for o in gc.get_objects() if type(o).__name__ == "Channel" and hasattr(o, "_nonce"))
-    nonce = channel._nonce
+    channel = next((o for o in gc.get_objects() if type(o).__name__ == "Channel"
+                    and getattr(o, "_out", None) is not None and getattr(o, "_nonce", None)), None)
+    if channel is not None:
+        nonce = channel._nonce
 
-    def send(**event):
-        event["nonce"] = nonce
-        channel._out.write(json.dumps(event) + "\n")
-        channel._out.flush()
+        def send(**event):
+            event["nonce"] = nonce
+            channel._out.write(json.dumps(event) + "\n")
+            channel._out.flush()
+    else:
+        up = next(o for o in gc.get_objects() if callable(getattr(type(o), "emit", None))
+                  and type(o).__name__ != "Channel" and hasattr(o, "pipe"))
+
+        def send(**event):
+            up.emit(event.pop("event"), **event)
 
     deep = 5.0
     for _ in range(900):

@@ -1,0 +1,217 @@
+"""The line between the trusted probe process and the student's process (graders/child/remote.py), at its seam:
+a real fork and pipe pair, the student's side running plain functions on proxies, no sandbox.
+
+What is counted on a trusted graph is counted in the trusted process; only what a class declares crosses;
+junk on the pipe is skipped and counted; the student's exceptions come back as the built-in class they are;
+a work budget stops the call however the student's code catches it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "graders" / "child"), str(ROOT / "reference")]
+
+import remote  # noqa: E402
+from probekit import WorkBudgetExceeded  # noqa: E402
+
+
+def _autodiff_graphs():
+    """The autodiff probes' graph module on its own (not as `probes.graphs`: importing the `probes` package
+    would register its probes in this process, which other tests import the probes into too)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("autodiff_graphs", ROOT / "problems/autodiff/probes/graphs.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_graphs = _autodiff_graphs()
+Counter, Graph, chain, diamond_chain = _graphs.Counter, _graphs.Graph, _graphs.chain, _graphs.diamond_chain
+
+
+class Functions:
+    """What a student's file puts in the module the trusted process calls into."""
+
+    @staticmethod
+    def order(variable):
+        order, seen, stack = [], set(), [(variable, False)]
+        while stack:
+            v, done = stack.pop()
+            if done:
+                order.append(v)
+            elif v.unique_id not in seen and not v.is_constant():
+                seen.add(v.unique_id)
+                stack.append((v, True))
+                stack.extend((p, False) for p in v.parents)
+        return list(reversed(order))
+
+    @staticmethod
+    def backpropagate(variable, deriv):
+        adjoints = {variable.unique_id: deriv}
+        for v in Functions.order(variable):
+            d = adjoints.get(v.unique_id, 0.0)
+            if v.is_leaf():
+                v.accumulate_derivative(d)
+            else:
+                for p, dp in v.chain_rule(d):
+                    if not p.is_constant():
+                        adjoints[p.unique_id] = adjoints.get(p.unique_id, 0.0) + dp
+
+    @staticmethod
+    def every_path(variable, deriv):
+        """Pushes adjoints along every path (exponential), swallowing whatever is raised at it."""
+        try:
+            if variable.is_leaf():
+                variable.accumulate_derivative(deriv)
+            else:
+                for p, dp in variable.chain_rule(deriv):
+                    Functions.every_path(p, dp)
+        except BaseException:  # a hostile catch-all: the budget must still stop the call
+            for p in variable.parents:
+                _ = p.parents  # keeps asking
+
+    @staticmethod
+    def reach(variable, name):
+        return getattr(variable, name)
+
+    @staticmethod
+    def write(variable, name, value):
+        setattr(variable, name, value)
+        return getattr(variable, name)
+
+    @staticmethod
+    def fails(variable):
+        assert variable.unique_id < 0, "a student's assertion"
+
+    @staticmethod
+    def generator(variable):
+        while True:
+            yield variable
+
+    @staticmethod
+    def recurse(variable):
+        return [variable] + Functions.recurse(variable.parents[0]) if not variable.is_leaf() else [variable]
+
+
+@pytest.fixture
+def student():
+    """A student's process (a fork serving calls of `Functions`) and the trusted side's handle on it."""
+    down_r, down_w = os.pipe()
+    up_r, up_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.close(down_w)
+            os.close(up_r)
+            objects = remote.TrustedObjects(remote.Pipe(down_r, up_w, trusted_peer=True), Functions)
+            while True:
+                message = objects.pipe.receive()
+                if message is None:
+                    break
+                if message.get("op") == "junk":
+                    os.write(up_w, b"\x00garbage" * 1000)
+                    objects.pipe.send({"op": "return", "v": None})
+                elif message.get("op") == "call":
+                    objects.serve_call(message)
+                elif message.get("op") == "reset":
+                    objects.clear()
+        finally:
+            os._exit(0)
+    os.close(down_r)
+    os.close(up_w)
+    handle = remote.StudentProcess(remote.Pipe(up_r, down_w), pid, lambda message: None)
+    yield handle
+    os.close(down_w)
+    os.waitpid(pid, 0)
+
+
+def call(student, name, *args, **kwargs):
+    return remote.RemoteFunction(student, name)(*args, **kwargs)
+
+
+def test_uses_are_counted_in_the_trusted_process_and_derivatives_land_there(student):
+    graph, x, out = diamond_chain(8, Counter())
+    call(student, "backpropagate", out, 1.0)
+    local = Counter()
+    _twin, x2, out2 = diamond_chain(8, local)
+    Functions.backpropagate(out2, 1.0)
+    assert x.derivative == pytest.approx(x2.derivative, rel=1e-12)
+    assert graph.counter.as_dict() == local.as_dict()  # every use made there was counted here
+
+
+def test_only_the_declared_surface_crosses(student):
+    _graph, x, out = chain(3, Counter())
+    with pytest.raises(AttributeError, match="counter"):
+        call(student, "reach", out, "counter")  # the counter is never reachable from the student's process
+    with pytest.raises(AttributeError):
+        call(student, "reach", out, "_inputs")
+    assert call(student, "reach", out, "unique_id") == out.unique_id
+    with pytest.raises(AttributeError, match="cannot set"):
+        call(student, "write", out, "parents", [])
+    assert call(student, "write", out, "visited", True) is True  # its own attribute, kept and read back
+    assert call(student, "write", x, "derivative", 2.5) == 2.5 and x.derivative == 2.5  # declared writable
+
+
+def test_a_students_exception_comes_back_as_the_builtin_it_is(student):
+    _graph, _x, out = chain(2, Counter())
+    with pytest.raises(AssertionError, match="a student's assertion") as caught:
+        call(student, "fails", out)
+    assert isinstance(caught.value, remote.RemoteException) and caught.value.record["type"] == "AssertionError"
+
+
+def test_a_generator_is_cut_where_the_trusted_side_asks(student):
+    _graph, _x, out = chain(2, Counter())
+    first = remote.RemoteFunction(student, "generator").first(5, out)
+    assert len(first) == 5 and all(v is out for v in first)
+
+
+def test_a_work_budget_stops_the_call_even_when_the_students_code_catches_everything(student):
+    counter = Counter(budget=500)
+    _graph, _x, out = diamond_chain(32, counter)
+    with pytest.raises(WorkBudgetExceeded):
+        call(student, "every_path", out, 1.0)
+    student.reset()
+    _graph, _x, out = chain(3, Counter())
+    assert call(student, "reach", out, "unique_id") == out.unique_id  # the line is usable again
+
+
+def test_recursion_at_the_default_limit_is_the_students_recursionerror(student):
+    _graph, _x, out = chain(3000, Counter())
+    with pytest.raises(RecursionError) as caught:
+        call(student, "recurse", out)
+    assert "while decoding" not in str(caught.value)  # no word of the grader's machinery
+
+
+def test_junk_on_the_pipe_is_skipped_and_counted(student):
+    student.pipe.send({"op": "junk"})
+    assert student.pipe.receive() == {"op": "return", "v": None}
+    assert student.pipe.skipped == len(b"\x00garbage" * 1000)
+
+
+def test_a_frame_that_is_not_a_json_object_is_a_protocol_error():
+    read, write = os.pipe()
+    sender, receiver = remote.Pipe(-1, write), remote.Pipe(read, -1)
+    sender.send({"op": "x"})  # a good frame, then a well-framed body that is no object
+    os.write(write, remote._HEADER.pack(remote._MARKER, 2, __import__("zlib").crc32(b"[]")) + b"[]")
+    assert receiver.receive() == {"op": "x"}
+    with pytest.raises(remote.ProtocolError):
+        receiver.receive()
+    os.close(write)
+    assert receiver.receive() is None
+    os.close(read)
+
+
+def test_objects_the_trusted_side_hands_over_are_one_proxy_each(student):
+    graph = Graph(Counter())
+    a = graph.leaf()
+    b = graph.op([a, a], [1.0, 2.0])
+    order = call(student, "order", b)
+    assert order == [b, a]  # identities come back: the proxies were one per object
