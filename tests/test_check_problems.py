@@ -41,7 +41,7 @@ BREAKAGES = {
     "probe": ("ops/problem.toml", 'probe = "op_neg"', 'probe = "op_negg"', "probe 'op_negg' is registered by no @probe"),
     "limits": ("network/problem.toml", "wall_seconds", "wall_secs", "[limits] 'wall_secs': unknown key"),
     "swap": ("autodiff/problem.toml", "[swap]", "[swap]\nfiles = 1", "[swap] 'files': unknown key"),
-    "option": ("autodiff/problem.toml", "max_ratio = 3.0", "max_ration = 3.0", "'max_ration': unknown key"),
+    "option": ("autodiff/problem.toml", "max_ratio = 3.3", "max_ration = 3.3", "'max_ration': unknown key"),
     "mutant": ("autodiff/mutants/quadratic_visited.py", '"quadratic-traversal"', '"quadratic-travesal"',
                "misconception 'quadratic-travesal' is not in"),
     "judge-misconception": ("autodiff/judges.py", 'misconception="', 'misconception="x-', "is not in"),
