@@ -197,7 +197,8 @@ def crashed(tmp_path_factory):
     survivors = {cid: k.wait_gone(tokens[cid], 3.0) for cid in CRASH_IDS}
     for left in survivors.values():
         k.reap(left)  # a failing run must not leave its daemons behind
-    leftovers = {cid: k.files_named(tokens[cid], k.leftover_roots()) for cid in CRASH_IDS}
+    named = k.files_named_each(list(tokens.values()), k.leftover_roots())  # one walk for every attack's token
+    leftovers = {cid: named[tokens[cid]] for cid in CRASH_IDS}
     return {cid: (results[cid], survivors[cid], leftovers[cid]) for cid in CRASH_IDS}
 
 
