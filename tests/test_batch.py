@@ -236,7 +236,7 @@ def test_grader_fault_gives_a_fault_row_and_exit_code_1(tmp_path, monkeypatch):
     assert "unlucky [fault]" in result.output
     # a fault is always retried: the next run grades it again (and succeeds)
     monkeypatch.setattr(batch_module, "grade_submission", real)
-    again = run_batch(subs, out, BatchOptions(problems=["network"], progress=False))
+    again = run_batch(subs, out, BatchOptions(problems=["network"], jobs=1, progress=False))
     assert [g.name for g in again.graded] == ["unlucky"] and rows(out)["unlucky"].status == "graded"
 
 
