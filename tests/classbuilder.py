@@ -3,12 +3,21 @@ blank template, plus hand-made buggy variants (each edit is checked to apply).""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import json
+import os
 import shutil
+import subprocess
+import sys
+import tempfile
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict
 
 from conftest import ROOT
+from graders.version import grader_version
 
 FILES = ("minitorch/autodiff.py", "minitorch/tensor_functions.py", "project/run_sentiment.py")
 AUTODIFF = "minitorch/autodiff.py"
@@ -130,3 +139,73 @@ def make_class(root: Path, members: Dict[str, Callable[[Path], Path]]) -> Path:
     for name, build in members.items():
         build(root / name)
     return root
+
+
+# ------------------------------------------------------------------ one class graded once, read by several test files
+
+
+#: the bundled example class (examples/submissions/)
+EXAMPLES = ("alice_correct", "bob_blank", "carol_bfs", "dave_recursive", "erin_dropout", "frank_training",
+            "grace_zipped.zip")
+#: three submissions sharing a bug the catalogue does not name (UNCATALOGUED)
+SHARED_BUG = ("hana", "ivan", "jun")
+
+
+def example_class_beside_the_shared_bug() -> Dict[str, Callable[[Path], Path]]:
+    """The example class, the three SHARED_BUG submissions, and the example class's two autodiff misconceptions
+    written once more another way (a problem's own buggy cases): two named clusters and one uncatalogued."""
+    members = {e.removesuffix(".zip"): example(e) for e in EXAMPLES}
+    members.update({n: uncatalogued(n) for n in SHARED_BUG})
+    members["kim_bfs"] = over_reference("autodiff/buggy/course_bfs")
+    members["lee_recursive"] = over_reference("autodiff/buggy/recursive")
+    return members
+
+
+@dataclass(frozen=True)
+class Batched:
+    """A class graded by `autograde batch`: its submissions folder, the output folder, what the command printed."""
+
+    subs: Path
+    out: Path
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def batched_once(name: str, members: Dict[str, Callable[[Path], Path]], *args: str) -> Batched:
+    """`autograde batch SUBS --out OUT --no-progress *args` on the class `members`, run once per test run (and
+    grader version) and shared, read-only, by the test files that grade the same class: kept on disk under the
+    run's grader cache, like tests/cases.py's `graded` (pytest-xdist workers take turns: one grades, the other
+    waits and reads). A class of several seconds of grading per submission is worth grading once."""
+    build = Path(tempfile.mkdtemp(prefix=f"class-{name}-"))
+    try:
+        make_class(build / "subs", members)
+        digest = hashlib.sha256(f"{grader_version()}\0{name}\0{args}".encode())
+        for path in sorted(p for p in (build / "subs").rglob("*") if p.is_file()):
+            digest.update(f"\0{path.relative_to(build).as_posix()}\0".encode() + path.read_bytes())
+        store = Path(os.environ.get("AUTOGRADE_CACHE", tempfile.gettempdir())) / "test-classes"
+        store.mkdir(parents=True, exist_ok=True)
+        here = store / f"{name}-{digest.hexdigest()[:16]}"
+        with open(f"{here}.lock", "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            done = here / "done.json"
+            if not done.is_file():
+                shutil.rmtree(here, ignore_errors=True)  # a run killed half-way
+                here.mkdir()
+                shutil.move(str(build / "subs"), here / "subs")
+                ran = subprocess.run([sys.executable, "-m", "graders", "batch", str(here / "subs"), "--out",
+                                      str(here / "out"), "--no-progress", *args],
+                                     cwd=ROOT, capture_output=True, text=True, timeout=900)
+                done.write_text(json.dumps({"returncode": ran.returncode, "stdout": ran.stdout,
+                                            "stderr": ran.stderr[-5000:]}), encoding="utf-8")
+            said = json.loads(done.read_text(encoding="utf-8"))
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+    return Batched(here / "subs", here / "out", said["returncode"], said["stdout"], said["stderr"])
+
+
+def example_class_graded() -> Batched:
+    """`example_class_beside_the_shared_bug()` graded by `autograde batch` on autodiff (every cluster it makes is an
+    autodiff one: the example class's network and training misconceptions have one member each), with the
+    similarity screening: test_clusters.py reads its clusters, test_browser.py renders its class report."""
+    return batched_once("example-class", example_class_beside_the_shared_bug(), "--problems", "autodiff")
