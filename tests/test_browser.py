@@ -137,6 +137,11 @@ def crawl(context, base: str, start: str) -> Dict[str, List[str]]:
         page = context.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         anchors_wanted: List[tuple] = []
+        #: what each link target answered (a target linked from several pages is asked once)
+        statuses: Dict[str, int] = {}
+        #: the ids and names in each page opened (what getElementById or getElementsByName finds there)
+        targets: Dict[str, Set[str]] = {}
+        names_js = "els => els.flatMap(e => [e.id, e.getAttribute('name')]).filter(n => n)"
         while queue and len(seen) < MAX_PAGES:
             url = queue.popleft()
             if url in seen:
@@ -156,6 +161,7 @@ def crawl(context, base: str, start: str) -> Dict[str, List[str]]:
                 if not total.is_visible() or not total.inner_text().strip():
                     found.append("the total score (#total) is not visible")
             ids = set(page.eval_on_selector_all("[id], a[name]", "els => els.map(e => e.id || e.getAttribute('name'))"))
+            targets[url] = set(page.eval_on_selector_all("[id], [name]", names_js))
             links = page.eval_on_selector_all(
                 "a[href]", "els => els.map(e => [e.getAttribute('href'), e.href])")
             for raw, absolute in links:
@@ -172,11 +178,13 @@ def crawl(context, base: str, start: str) -> Dict[str, List[str]]:
                     if fragment and unquote(fragment) not in ids:
                         found.append(f"link {raw!r}: no element with id {unquote(fragment)!r} in this page")
                     continue
-                try:
-                    with DIRECT.open(target, timeout=10) as reply:
-                        status = reply.status
-                except urllib.error.HTTPError as exc:
-                    status = exc.code
+                if target not in statuses:
+                    try:
+                        with DIRECT.open(target, timeout=10) as reply:
+                            statuses[target] = reply.status
+                    except urllib.error.HTTPError as exc:
+                        statuses[target] = exc.code
+                status = statuses[target]
                 if status != 200:
                     found.append(f"link {raw!r} -> HTTP {status}")
                     continue
@@ -185,11 +193,13 @@ def crawl(context, base: str, start: str) -> Dict[str, List[str]]:
                 if target.endswith(".html") and target not in seen:
                     queue.append(target)
             problems[url] = found
-        # anchors into other pages: check once every page has been visited
+        # anchors into other pages: check once every page has been visited (as loaded then; a page not visited is
+        # opened now, once)
         for source, raw, target, fragment in anchors_wanted:
-            page.goto(target, wait_until="load")
-            exists = page.evaluate("f => !!(document.getElementById(f) || document.getElementsByName(f).length)", fragment)
-            if not exists:
+            if target not in targets:
+                page.goto(target, wait_until="load")
+                targets[target] = set(page.eval_on_selector_all("[id], [name]", names_js))
+            if fragment not in targets[target]:
                 problems[source].append(f"link {raw!r}: no element with id {fragment!r} in {target}")
     finally:
         for open_page in context.pages:
