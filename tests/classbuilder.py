@@ -162,49 +162,72 @@ def example_class_beside_the_shared_bug() -> Dict[str, Callable[[Path], Path]]:
 
 
 @dataclass(frozen=True)
-class Batched:
-    """A class graded by `autograde batch`: its submissions folder, the output folder, what the command printed."""
+class Ran:
+    """An `autograde` command run once for several test files: its input folder, output folder and what it printed."""
 
-    subs: Path
+    source: Path
     out: Path
     returncode: int
     stdout: str
     stderr: str
 
 
-def batched_once(name: str, members: Dict[str, Callable[[Path], Path]], *args: str) -> Batched:
-    """`autograde batch SUBS --out OUT --no-progress *args` on the class `members`, run once per test run (and
-    grader version) and shared, read-only, by the test files that grade the same class: kept on disk under the
-    run's grader cache, like tests/cases.py's `graded` (pytest-xdist workers take turns: one grades, the other
-    waits and reads). A class of several seconds of grading per submission is worth grading once."""
+def _code_digest() -> str:
+    """Everything that writes an output folder: the grader (its CLI and batch bookkeeping too) and the reports."""
+    digest = hashlib.sha256(grader_version().encode())
+    for base in (ROOT / "graders", ROOT / "reports"):
+        for path in sorted(p for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            digest.update(f"\0{path.relative_to(ROOT).as_posix()}\0".encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def run_once(name: str, key: bytes, source: Callable[[Path], Path], *argv: str) -> Ran:
+    """`python -m graders ARGV...` with `{source}` and `{out}` in ARGV standing for the folder `source(dest)` made and
+    a fresh output folder, run once per test run (per `key` and version of the grader and reports) and shared,
+    read-only, by the test files that need the same output: kept under the run's grader cache, like tests/cases.py's
+    `graded` (pytest-xdist workers take turns: one runs it, the other waits and reads). For what takes seconds of
+    grading per submission and is checked by more than one file."""
+    digest = hashlib.sha256(f"{_code_digest()}\0{name}\0{argv}\0".encode() + key).hexdigest()[:16]
+    store = Path(os.environ.get("AUTOGRADE_CACHE", tempfile.gettempdir())) / "test-outputs"
+    store.mkdir(parents=True, exist_ok=True)
+    here = store / f"{name}-{digest}"
+    with open(f"{here}.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = here / "done.json"
+        if not done.is_file():
+            shutil.rmtree(here, ignore_errors=True)  # a run killed half-way
+            here.mkdir()
+            src = source(here / "source")
+            args = [a.replace("{source}", str(src)).replace("{out}", str(here / "out")) for a in argv]
+            ran = subprocess.run([sys.executable, "-m", "graders", *args], cwd=ROOT, capture_output=True, text=True,
+                                 timeout=900)
+            done.write_text(json.dumps({"source": str(src), "returncode": ran.returncode, "stdout": ran.stdout,
+                                        "stderr": ran.stderr[-5000:]}), encoding="utf-8")
+        said = json.loads(done.read_text(encoding="utf-8"))
+    return Ran(Path(said["source"]), here / "out", said["returncode"], said["stdout"], said["stderr"])
+
+
+def batched_once(name: str, members: Dict[str, Callable[[Path], Path]], *args: str) -> Ran:
+    """`autograde batch SUBS --out OUT --no-progress *args` on the class `members` (name -> builder), once per run."""
     build = Path(tempfile.mkdtemp(prefix=f"class-{name}-"))
     try:
         make_class(build / "subs", members)
-        digest = hashlib.sha256(f"{grader_version()}\0{name}\0{args}".encode())
+        key = hashlib.sha256()
         for path in sorted(p for p in (build / "subs").rglob("*") if p.is_file()):
-            digest.update(f"\0{path.relative_to(build).as_posix()}\0".encode() + path.read_bytes())
-        store = Path(os.environ.get("AUTOGRADE_CACHE", tempfile.gettempdir())) / "test-classes"
-        store.mkdir(parents=True, exist_ok=True)
-        here = store / f"{name}-{digest.hexdigest()[:16]}"
-        with open(f"{here}.lock", "a+") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            done = here / "done.json"
-            if not done.is_file():
-                shutil.rmtree(here, ignore_errors=True)  # a run killed half-way
-                here.mkdir()
-                shutil.move(str(build / "subs"), here / "subs")
-                ran = subprocess.run([sys.executable, "-m", "graders", "batch", str(here / "subs"), "--out",
-                                      str(here / "out"), "--no-progress", *args],
-                                     cwd=ROOT, capture_output=True, text=True, timeout=900)
-                done.write_text(json.dumps({"returncode": ran.returncode, "stdout": ran.stdout,
-                                            "stderr": ran.stderr[-5000:]}), encoding="utf-8")
-            said = json.loads(done.read_text(encoding="utf-8"))
+            key.update(f"\0{path.relative_to(build).as_posix()}\0".encode() + path.read_bytes())
+        return run_once(name, key.digest(), lambda dest: Path(shutil.move(str(build / "subs"), dest)),
+                        "batch", "{source}", "--out", "{out}", "--no-progress", *args)
     finally:
         shutil.rmtree(build, ignore_errors=True)
-    return Batched(here / "subs", here / "out", said["returncode"], said["stdout"], said["stderr"])
 
 
-def example_class_graded() -> Batched:
+def reference_graded() -> Ran:
+    """`autograde grade reference --out OUT` (every problem of the default offering), once per run: its results and
+    report are checked by test_grade_end_to_end.py and rendered in Chromium by test_browser.py."""
+    return run_once("reference-grade", b"", lambda dest: ROOT / "reference", "grade", "{source}", "--out", "{out}")
+
+
+def example_class_graded() -> Ran:
     """`example_class_beside_the_shared_bug()` graded by `autograde batch` on autodiff (every cluster it makes is an
     autodiff one: the example class's network and training misconceptions have one member each), with the
     similarity screening: test_clusters.py reads its clusters, test_browser.py renders its class report."""

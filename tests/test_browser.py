@@ -18,8 +18,6 @@ from __future__ import annotations
 import functools
 import io
 import shutil
-import subprocess
-import sys
 import threading
 import urllib.error
 import urllib.request
@@ -83,12 +81,6 @@ def browser(tmp_path_factory):
             yield context
         finally:
             context.close()
-
-
-def autograde(*args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "graders", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 
 
 def non_white_fraction(png: bytes) -> float:
@@ -215,8 +207,12 @@ def crawl(context, base: str, start: str) -> Dict[str, List[str]]:
 
 
 def test_student_report_renders_in_chromium(server, browser):
+    """The reference's report from `autograde grade reference` (every problem of the default offering), graded once
+    per run and shared with test_grade_end_to_end.py (classbuilder.reference_graded)."""
     root, base = server
-    autograde("grade", "reference", "--out", str(root / "reference"))
+    graded = cb.reference_graded()
+    assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
+    shutil.copytree(graded.out, root / "reference")
     problems = crawl(browser, base, f"{base}/reference/report.html")
     assert problems and not any(problems.values()), problems
 
@@ -232,7 +228,7 @@ def test_class_report_renders_in_chromium(server, browser):
     root, base = server
     graded = cb.example_class_graded()
     assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
-    shutil.copytree(graded.subs, root / "class-input")  # served as batch wrote them, beside its input
+    shutil.copytree(graded.source, root / "class-input")  # served as batch wrote them, beside its input
     shutil.copytree(graded.out, root / "grading")
     problems = crawl(browser, base, f"{base}/grading/index.html")
     visited = set(problems)
