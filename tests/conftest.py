@@ -96,8 +96,10 @@ def pytest_runtest_protocol(item, nextitem):
         yield
 
 
-#: the files that take longest (minutes: fresh venvs, whole classes graded, twenty gradings): run first, so
-#: that under `-n 2` the two workers finish together instead of one waiting on a long file at the end
+#: the files that take longest (fresh venvs, whole classes graded, twenty gradings), longest first: run first, so
+#: that under `-n 2` the two workers finish together instead of one waiting on a long file at the end. xdist keeps
+#: this order only with `--no-loadscope-reorder` (pyproject addopts): by default it hands out the files with the
+#: most tests first, which put the longest files, of one or a few tests, last
 HEAVY_FIRST = ("test_python310.py", "test_hostile_probes.py", "test_determinism.py", "test_batch.py", "test_hostile.py",
                "test_browser.py", "test_unprivileged.py", "test_check_problems.py", "test_student_template.py",
                "test_grader_mutants.py")

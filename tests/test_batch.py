@@ -28,6 +28,7 @@ from graders.batch import BatchOptions, run_batch
 from graders.cli import main
 from graders.gradebook import Gradebook
 from graders.spec import load_problems
+from graders.submissions import discover
 
 PROBLEM = "autodiff"
 CLASS = {
@@ -186,6 +187,10 @@ def test_report_command_rerenders_without_regrading(graded_class, tmp_path, monk
 
 
 def test_resume_skips_unchanged_regrades_changed_and_regrade_forces(graded_class, tmp_path):
+    """Run again: nothing graded; one submission changed and one lost a file: those two graded again, recorded
+    over their rows. `--regrade` is checked where a batch decides what to grade (`plan`, whose tasks are exactly
+    what `run_batch` grades, as the two runs before show): every submission, none skipped, up to date or not
+    (grading the whole class a third time would check nothing more)."""
     subs, out, _, _ = graded_class
     subs2, out2 = tmp_path / "subs", tmp_path / "out"
     shutil.copytree(subs, subs2)
@@ -200,10 +205,13 @@ def test_resume_skips_unchanged_regrades_changed_and_regrade_forces(graded_class
     book = rows(out2)
     assert book["carol"].score == book["carol"].max_score
     assert not (out2 / "carol" / "report.html").read_text().count("no-fanout-accumulation")
+    assert len(rows(out2)) == len(CLASS)  # graded again: their rows replaced, none added
 
-    forced = run_batch(subs2, out2, options(regrade=True))
-    assert sorted(g.name for g in forced.graded) == sorted(CLASS) and not forced.skipped
-    assert len(rows(out2)) == len(CLASS)
+    entries, _ = discover(subs2, out2)
+    with Gradebook(out2 / "gradebook.sqlite") as book:
+        assert batch_module.plan(entries, book, options(), out2)[1] == sorted(CLASS)  # all up to date now
+        forced, skipped = batch_module.plan(entries, book, options(regrade=True), out2)
+    assert sorted(t.name for t in forced) == sorted(CLASS) and not skipped
 
 
 def test_grader_fault_gives_a_fault_row_and_exit_code_1(tmp_path, monkeypatch):
@@ -228,7 +236,7 @@ def test_grader_fault_gives_a_fault_row_and_exit_code_1(tmp_path, monkeypatch):
     assert "unlucky [fault]" in result.output
     # a fault is always retried: the next run grades it again (and succeeds)
     monkeypatch.setattr(batch_module, "grade_submission", real)
-    again = run_batch(subs, out, BatchOptions(problems=["network"], progress=False))
+    again = run_batch(subs, out, BatchOptions(problems=["network"], jobs=1, progress=False))
     assert [g.name for g in again.graded] == ["unlucky"] and rows(out)["unlucky"].status == "graded"
 
 

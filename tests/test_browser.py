@@ -18,8 +18,6 @@ from __future__ import annotations
 import functools
 import io
 import shutil
-import subprocess
-import sys
 import threading
 import urllib.error
 import urllib.request
@@ -45,10 +43,8 @@ FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
-#: Part of the bundled class: a correct folder, the blank template, a buggy one, the zipped one.
-CLASS = ("alice_correct", "bob_blank", "carol_bfs", "grace_zipped.zip")
-#: Two of the submissions sharing a bug the catalogue does not name (tests/files/uncatalogued): one failure cluster.
-SHARED_BUG = ("hana", "ivan")
+#: The submissions sharing a bug the catalogue does not name (tests/files/uncatalogued): one failure cluster.
+SHARED_BUG = cb.SHARED_BUG
 MAX_PAGES = 40
 #: urllib without any proxy from the environment: the server is on this machine.
 DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -85,12 +81,6 @@ def browser(tmp_path_factory):
             yield context
         finally:
             context.close()
-
-
-def autograde(*args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "graders", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 
 
 def non_white_fraction(png: bytes) -> float:
@@ -139,6 +129,11 @@ def crawl(context, base: str, start: str) -> Dict[str, List[str]]:
         page = context.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         anchors_wanted: List[tuple] = []
+        #: what each link target answered (a target linked from several pages is asked once)
+        statuses: Dict[str, int] = {}
+        #: the ids and names in each page opened (what getElementById or getElementsByName finds there)
+        targets: Dict[str, Set[str]] = {}
+        names_js = "els => els.flatMap(e => [e.id, e.getAttribute('name')]).filter(n => n)"
         while queue and len(seen) < MAX_PAGES:
             url = queue.popleft()
             if url in seen:
@@ -158,6 +153,7 @@ def crawl(context, base: str, start: str) -> Dict[str, List[str]]:
                 if not total.is_visible() or not total.inner_text().strip():
                     found.append("the total score (#total) is not visible")
             ids = set(page.eval_on_selector_all("[id], a[name]", "els => els.map(e => e.id || e.getAttribute('name'))"))
+            targets[url] = set(page.eval_on_selector_all("[id], [name]", names_js))
             links = page.eval_on_selector_all(
                 "a[href]", "els => els.map(e => [e.getAttribute('href'), e.href])")
             for raw, absolute in links:
@@ -174,11 +170,13 @@ def crawl(context, base: str, start: str) -> Dict[str, List[str]]:
                     if fragment and unquote(fragment) not in ids:
                         found.append(f"link {raw!r}: no element with id {unquote(fragment)!r} in this page")
                     continue
-                try:
-                    with DIRECT.open(target, timeout=10) as reply:
-                        status = reply.status
-                except urllib.error.HTTPError as exc:
-                    status = exc.code
+                if target not in statuses:
+                    try:
+                        with DIRECT.open(target, timeout=10) as reply:
+                            statuses[target] = reply.status
+                    except urllib.error.HTTPError as exc:
+                        statuses[target] = exc.code
+                status = statuses[target]
                 if status != 200:
                     found.append(f"link {raw!r} -> HTTP {status}")
                     continue
@@ -187,11 +185,13 @@ def crawl(context, base: str, start: str) -> Dict[str, List[str]]:
                 if target.endswith(".html") and target not in seen:
                     queue.append(target)
             problems[url] = found
-        # anchors into other pages: check once every page has been visited
+        # anchors into other pages: check once every page has been visited (as loaded then; a page not visited is
+        # opened now, once)
         for source, raw, target, fragment in anchors_wanted:
-            page.goto(target, wait_until="load")
-            exists = page.evaluate("f => !!(document.getElementById(f) || document.getElementsByName(f).length)", fragment)
-            if not exists:
+            if target not in targets:
+                page.goto(target, wait_until="load")
+                targets[target] = set(page.eval_on_selector_all("[id], [name]", names_js))
+            if fragment not in targets[target]:
                 problems[source].append(f"link {raw!r}: no element with id {fragment!r} in {target}")
     finally:
         for open_page in context.pages:
@@ -207,28 +207,32 @@ def crawl(context, base: str, start: str) -> Dict[str, List[str]]:
 
 
 def test_student_report_renders_in_chromium(server, browser):
+    """The reference's report from `autograde grade reference` (every problem of the default offering), graded once
+    per run and shared with test_grade_end_to_end.py (classbuilder.reference_graded)."""
     root, base = server
-    autograde("grade", "reference", "--out", str(root / "reference"))
+    graded = cb.reference_graded()
+    assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
+    shutil.copytree(graded.out, root / "reference")
     problems = crawl(browser, base, f"{base}/reference/report.html")
     assert problems and not any(problems.values()), problems
 
 
 def test_class_report_renders_in_chromium(server, browser):
+    """The class report of the bundled class beside the three SHARED_BUG submissions and two more with the example
+    class's misconceptions (a correct folder, the blank template, buggy ones, a zipped one), as `autograde batch`
+    wrote it on autodiff with the similarity screening: graded once per run and shared with test_clusters.py
+    (classbuilder.example_class_graded). Every problem's own sections and figures are rendered by the student
+    report above (the reference graded on every problem of the offering)."""
     if "batch" not in cli.commands:
         pytest.skip("`autograde batch` does not exist yet: no class report (index.html) to render")
     root, base = server
-    class_dir = root / "class-input"
-    class_dir.mkdir()
-    for entry in CLASS:
-        source = ROOT / "examples" / "submissions" / entry
-        (shutil.copytree if source.is_dir() else shutil.copy2)(source, class_dir / entry)
-    for name in SHARED_BUG:
-        cb.uncatalogued(name)(class_dir / name)
-    autograde("batch", str(class_dir), "--out", str(root / "grading"), "--no-progress")
+    graded = cb.example_class_graded()
+    assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
+    shutil.copytree(graded.source, root / "class-input")  # served as batch wrote them, beside its input
+    shutil.copytree(graded.out, root / "grading")
     problems = crawl(browser, base, f"{base}/grading/index.html")
     visited = set(problems)
-    for entry in CLASS + SHARED_BUG:
-        name = entry.removesuffix(".zip")
+    for name in cb.example_class_beside_the_shared_bug():
         assert f"{base}/grading/{name}/report.html" in visited, f"index.html does not link {name}'s report"
     assert f"{base}/grading/similarity.html" in visited, "index.html does not link the similarity page"
     assert not any(problems.values()), {k: v for k, v in problems.items() if v}
@@ -248,15 +252,21 @@ def test_class_report_renders_in_chromium(server, browser):
         assert blank.count() == 1 and "bob_blank" in blank.inner_text() and blank.is_visible()
         top = lambda selector: page.locator(selector).first.bounding_box()["y"]  # noqa: E731
         assert top("#needs-attention") < top("#misconceptions") < top("#students") < top("#tests")
-        # the shared failure nobody catalogued: one cluster of exactly the two, with its tests and an example,
-        # above the student table; the catalogued clusters (none here: carol_bfs fails alone) come after it
+        # the shared failure nobody catalogued: one cluster of exactly the three, with its tests and an example,
+        # above the student table; the clusters a named misconception explains (carol_bfs with kim_bfs,
+        # dave_recursive with lee_recursive) come after it, collapsed until opened
         shared = page.locator("#uncatalogued-clusters li.cluster")
         assert shared.count() == 1 and shared.is_visible()
         assert shared.locator(".cluster-members a").all_inner_texts() == list(SHARED_BUG)
         assert "Slides example" in shared.locator(".cluster-tests").inner_text()
         assert "got [736.076, 978.768]" in shared.locator(".cluster-example").inner_text()
-        assert page.locator("#catalogue-howto").is_visible() and page.locator("#catalogued-clusters").count() == 0
+        assert page.locator("#catalogue-howto").is_visible()
         assert top("#misconceptions") < top("#clusters") < top("#uncatalogued-clusters") < top("#students")
+        named = page.locator("#catalogued-clusters li.cluster")
+        assert named.count() == 2 and not named.first.is_visible()
+        page.locator("#catalogued-clusters summary").click()
+        assert named.first.is_visible() and "carol_bfs" in page.locator("#catalogued-clusters").inner_text()
+        assert top("#uncatalogued-clusters") < top("#catalogued-clusters") < top("#students")
         assert not page.locator("#tests table").is_visible()  # per-test pass rates start collapsed
         page.locator("#tests summary").click()
         assert page.locator("#tests table").is_visible()

@@ -123,25 +123,17 @@ def test_cluster_ids_are_stable_and_clusters_json_has_the_contracts_fields():
 # ------------------------------------------------------------------ one batch run
 
 
-EXAMPLES = ("alice_correct", "bob_blank", "carol_bfs", "dave_recursive", "erin_dropout", "frank_training",
-            "grace_zipped.zip")
-SHARED_BUG = ("hana", "ivan", "jun")
+SHARED_BUG = cb.SHARED_BUG
 
 
 @pytest.mark.slow
-def test_a_class_beside_the_example_class_gets_one_uncatalogued_cluster_of_exactly_the_shared_bug(tmp_path):
-    from graders.batch import BatchOptions, run_batch, summary_text
-
-    members = {e.removesuffix(".zip"): cb.example(e) for e in EXAMPLES}
-    members.update({n: cb.uncatalogued(n) for n in SHARED_BUG})
-    # the example class's misconceptions, each written once more another way (a problem's own buggy cases)
-    members["kim_bfs"] = cb.over_reference("autodiff/buggy/course_bfs")
-    members["lee_recursive"] = cb.over_reference("autodiff/buggy/recursive")
-    subs = cb.make_class(tmp_path / "subs", members)
-    out = tmp_path / "out"
-    # autodiff only: every cluster asserted here is an autodiff one (the example class's network and training
-    # misconceptions have one member each), and grading the other problems would only cost time
-    run = run_batch(subs, out, BatchOptions(jobs=2, progress=False, similarity=False, problems=["autodiff"]))
+def test_a_class_beside_the_example_class_gets_one_uncatalogued_cluster_of_exactly_the_shared_bug():
+    """`autograde batch` of the example class beside the three SHARED_BUG submissions and two more with the example
+    class's misconceptions, on autodiff (every cluster asserted here is an autodiff one). The class is graded once
+    per run and shared with test_browser.py, which renders its class report (classbuilder.example_class_graded)."""
+    graded = cb.example_class_graded()
+    assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
+    out = graded.out
     found = json.loads((out / "clusters.json").read_text(encoding="utf-8"))
     assert all(set(c) == {"cluster", "members", "misconceptions", "tests", "example"} for c in found)
     uncatalogued = [c for c in found if not c["misconceptions"]]
@@ -154,4 +146,4 @@ def test_a_class_beside_the_example_class_gets_one_uncatalogued_cluster_of_exact
     section = html[html.index('id="uncatalogued-clusters"'):html.index('id="catalogued-clusters"')]
     assert all(f'href="{n}/report.html"' in section for n in SHARED_BUG) and "carol_bfs" not in section
     assert "problems/&lt;problem&gt;/mutants/" in section
-    assert "failure clusters: 3 group(s) failing alike, 1 with no misconception named" in summary_text(run)
+    assert "failure clusters: 3 group(s) failing alike, 1 with no misconception named" in graded.stdout

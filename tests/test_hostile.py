@@ -201,7 +201,8 @@ def crashed(tmp_path_factory):
     survivors = {cid: k.wait_gone(tokens[cid], 3.0) for cid in CRASH_IDS}
     for left in survivors.values():
         k.reap(left)  # a failing run must not leave its daemons behind
-    leftovers = {cid: k.files_named(tokens[cid], k.leftover_roots()) for cid in CRASH_IDS}
+    named = k.files_named_each(list(tokens.values()), k.leftover_roots())  # one walk for every attack's token
+    leftovers = {cid: named[tokens[cid]] for cid in CRASH_IDS}
     return {cid: (results[cid], survivors[cid], leftovers[cid]) for cid in CRASH_IDS}
 
 
@@ -471,15 +472,7 @@ def test_fake_results_everywhere_including_the_out_dir(tmp_path):
 # ------------------------------------------------- holes found by this suite, now closed
 
 
-def test_patched_clock_does_not_pass_the_timing_test(tmp_path):
-    slow = k.compose(k.source("autodiff/valid/kahn", AD), AD, "slow_time")  # right values, superlinear time (sleeps)
-    results = grade_all(2, {
-        "attack": (k.build(tmp_path / "a", {AD: slow + "\n" + k.snippet("timing") + "\n_hx_attack()\n"}), ["autodiff"], None),
-        "base": (k.build(tmp_path / "b", {AD: slow}), ["autodiff"], None),
-    })
-    attacked, base = k.problem(results["attack"], "autodiff"), k.problem(results["base"], "autodiff")
-    assert {t.id for t in base.tests if not t.passed} == {"time_doubling"}, [t.message for t in base.tests if t.id == "time_doubling"]
-    assert attacked.score <= base.score, [t.message for t in attacked.tests if t.id == "time_doubling"]
+# the patched clock (time.perf_counter & co.) on the slow timing base: test_hostile_probes.py, beside that base
 
 
 def test_patched_numpy_does_not_pass_the_dropout_flags(tmp_path):

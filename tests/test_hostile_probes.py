@@ -25,6 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 import hostile_kit as k
+from cases import case_named
+from cases import graded as graded_case
 
 AD = k.FILES["autodiff"]
 DEEP = frozenset({"deep_chain_3000", "deep_chain_10000", "deep_scalar_chain", "deep_tensor_chain"})
@@ -38,6 +40,9 @@ REWRITE_ATTACKS = ("probe_rewrite_results",)
 REGISTRY_ATTACKS = ("probe_registry_swap",)
 #: attacks on the timing probe, on a right but slow base: {snippet: when it is armed}
 TIMING_ATTACKS = {"probe_gc_tell": "none", "probe_lazy_derivatives": "none", "probe_mark_shift": "import"}
+#: cases graded exactly as their problem's own cases are (tests/cases.py: `graded`, shared with
+#: test_problem_cases.py, which grades them anyway): {name here: case}
+SHARED_CASES = {"iterative_dfs": "autodiff/valid/course_postorder", "recursive": "autodiff/buggy/recursive"}
 
 
 def _slow_base() -> str:
@@ -46,19 +51,19 @@ def _slow_base() -> str:
 
 
 def _cases(tmp):
-    recursive = k.source("autodiff/buggy/recursive", AD)
+    recursive = k.source(SHARED_CASES["recursive"], AD)
     slow = _slow_base()
     files = {
         "reference": k.source("reference", AD),
-        "iterative_dfs": k.source("autodiff/valid/course_postorder", AD),
         "trampoline": k.compose(recursive, AD, "probe_trampoline", when="none"),
         "environment_gate": k.compose(k.source("reference", AD), AD, "probe_environment", when="none"),
-        "recursive": recursive,
         "slow": slow,
         **{name: k.compose(recursive, AD, name, when="none") for name in LIMIT_ATTACKS},
         **{name: k.compose(recursive, AD, name, when="call") for name in REGISTRY_ATTACKS},
         **{name: k.compose(recursive, AD, name, when="import") for name in REWRITE_ATTACKS},
         **{name: k.compose(slow, AD, name, when=when) for name, when in TIMING_ATTACKS.items()},
+        # the probes' clocks patched (time.perf_counter, monotonic, time): the parent times the CPU from the kernel
+        "patched_clock": k.compose(slow, AD, "timing", when="import"),
     }
     return {name: k.build(tmp / name, {AD: text}) for name, text in files.items()}
 
@@ -69,7 +74,16 @@ def graded(tmp_path_factory):
     cases = _cases(tmp_path_factory.mktemp("probes"))
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {name: pool.submit(k.grade, path, ["autodiff"], None, 1) for name, path in cases.items()}
-        return {name: k.problem(f.result(), "autodiff") for name, f in futures.items()}
+        futures.update({name: pool.submit(shared_case, case) for name, case in SHARED_CASES.items()})
+        return {name: k.problem(f.result(), "autodiff") if name not in SHARED_CASES else f.result()
+                for name, f in futures.items()}
+
+
+def shared_case(case_id):
+    """The problem's own case graded (once per run, shared with test_problem_cases.py): its autodiff result."""
+    result = graded_case(case_named(case_id))
+    assert result.id == "autodiff", result.id
+    return result
 
 
 def _failures(p):
@@ -142,6 +156,15 @@ def test_rewriting_what_the_students_process_sends_keeps_no_recursion_points(gra
 def test_the_slow_base_fails_only_the_timing_test(graded):
     p = graded["slow"]
     assert {t.id for t in p.tests if not t.passed} == {"time_doubling"}, _failures(p)
+
+
+def test_patched_clock_does_not_pass_the_timing_test(graded):
+    """The probes' clocks replaced by one where every interval is a millisecond: the parent reads the child's CPU
+    time from the kernel, so the slow base's superlinear time still shows (moved here from test_hostile.py, to
+    share the slow base's grading)."""
+    attacked, base = graded["patched_clock"], graded["slow"]
+    assert {t.id for t in base.tests if not t.passed} == {"time_doubling"}, _failures(base)
+    assert attacked.score <= base.score, [t.message for t in attacked.tests if t.id == "time_doubling"]
 
 
 @pytest.mark.parametrize("attack", sorted(TIMING_ATTACKS))

@@ -197,8 +197,8 @@ def test_a_listed_submission_is_on_the_class_reports_attention_list_with_its_sco
     autodiff.write_text(autodiff.read_text(encoding="utf-8") + "\n\ndef _peek():\n    import gc\n"
                         "    return [o for o in gc.get_objects() if type(o).__name__ == 'Channel']\n", encoding="utf-8")
     out = tmp_path / "out"
-    run = run_batch(subs, out, BatchOptions(problems=["autodiff"], jobs=2, progress=False, allow_weak_sandbox=True,
-                                            similarity=False))
+    run = run_batch(subs, out, BatchOptions(problems=["autodiff"], jobs=1, progress=False, allow_weak_sandbox=True,
+                                            similarity=False))  # two gradings: no worker processes to start
     scores = {g.name: (g.result.score, g.result.max_score, g.result.review) for g in run.graded}
     assert scores["plain"][0] == scores["plain"][1] and scores["plain"][2] == []
     assert scores["reaching"][0] == scores["reaching"][1]  # never a penalty
