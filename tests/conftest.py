@@ -96,10 +96,12 @@ def pytest_runtest_protocol(item, nextitem):
         yield
 
 
-#: the files that take longest (fresh venvs, whole classes graded, twenty gradings), longest first: run first, so
-#: that under `-n 2` the two workers finish together instead of one waiting on a long file at the end. xdist keeps
-#: this order only with `--no-loadscope-reorder` (pyproject addopts): by default it hands out the files with the
-#: most tests first, which put the longest files, of one or a few tests, last
+#: the files that take longest (fresh venvs, whole classes graded, twenty gradings). xdist (`--dist loadgroup`)
+#: hands out the files with the most tests first, so this order only decides among files of as many tests: the
+#: longest files of one test (test_python310, test_determinism) still come after every larger file, but before the
+#: spread cases, which fill both workers' ends. (`--no-loadscope-reorder` would keep this order from the start; tried,
+#: it builds both autodiff cold caches, the session's and test_python310's for 3.10, at the same moment, and in one
+#: of its runs valid solutions' time ratios went over the bound in that crowd: not used.)
 HEAVY_FIRST = ("test_python310.py", "test_hostile_probes.py", "test_determinism.py", "test_batch.py", "test_hostile.py",
                "test_browser.py", "test_unprivileged.py", "test_check_problems.py", "test_student_template.py",
                "test_grader_mutants.py")

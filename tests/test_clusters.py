@@ -129,8 +129,12 @@ SHARED_BUG = cb.SHARED_BUG
 @pytest.mark.slow
 def test_a_class_beside_the_example_class_gets_one_uncatalogued_cluster_of_exactly_the_shared_bug():
     """`autograde batch` of the example class beside the three SHARED_BUG submissions and two more with the example
-    class's misconceptions, on autodiff (every cluster asserted here is an autodiff one). The class is graded once
-    per run and shared with test_browser.py, which renders its class report (classbuilder.example_class_graded)."""
+    class's misconceptions, on autodiff (every cluster asserted here is an autodiff one; the two examples whose
+    autodiff.py is alice_correct's are left out). The class is graded once per run and shared with test_browser.py,
+    which renders its class report (classbuilder.example_class_graded)."""
+    examples = cb.ROOT / "examples" / "submissions"
+    for twin, same in cb.AUTODIFF_TWINS.items():  # left out of the class: on autodiff, a copy of a member
+        assert (examples / twin / cb.AUTODIFF).read_bytes() == (examples / same / cb.AUTODIFF).read_bytes(), twin
     graded = cb.example_class_graded()
     assert graded.returncode == 0, graded.stdout[-2000:] + graded.stderr[-2000:]
     out = graded.out
