@@ -202,6 +202,13 @@ def judge_case(got: Any, want: Dict[str, Any], graph: Structure, path: str) -> C
         if is_error(err, "InvalidArgumentError"):
             return _unneeded_placeholder_error(label, got.get("value"), graph, regions, fed, path)
         return CaseFinding(f"{label}: raised {error_text(got.get('value'), path)}")
+    outside = got.get("outside")
+    if outside:
+        return CaseFinding(
+            f"{label}: {', '.join(str(n) for n in outside[:4])} held values that Session._evaluate did not "
+            "compute and no feed gave: compute every needed node that is not fed with "
+            "self._evaluate(node, inputs) (the grader answers and counts the evaluations there) and pass those "
+            "values on")
     evaluations = got.get("evaluations")
     if not isinstance(evaluations, list) or not all(isinstance(n, str) for n in evaluations):
         return CaseFinding(f"{label}: the evaluations could not be read")

@@ -6,8 +6,13 @@ kernels and gradient rules, `Session._evaluate`, constant folding) is the
 reference's. Work is counted where the probe controls it, never from what the
 student's code reports (`last_run_evaluated` is only compared with what was counted):
 
-* every call of the reference `Session._evaluate(node, inputs)` is one evaluation of `node`;
-* a registered op kernel called outside `_evaluate` also counts as one (code that bypasses it);
+* the lazy-evaluation probes are trusted (they run in the trusted process): the graph is built there and, from
+  the same builder, in the student's process, where the student's `Session.run` runs; every `Session._evaluate`
+  and op kernel it calls asks the trusted process (`Evaluator`), which computes the value and records the
+  evaluation where graded code cannot write. A value passed on that the trusted process neither computed nor
+  was given (a feed, a constant) is noted as computed outside `_evaluate`;
+* in the other probes (student's process), every call of the reference `Session._evaluate(node, inputs)` is one
+  evaluation of `node`, and a registered op kernel called outside `_evaluate` also counts as one;
 * every use of a node's `inputs` ticks a work budget (a runaway traversal stops with
   `WorkBudgetExceeded`) and, in the deep-chain probe, checks the Python stack depth.
 
@@ -17,13 +22,24 @@ the same nodes under the same names; results name nodes by name.
 
 from __future__ import annotations
 
+import builtins
 import sys
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
 from minitorch import mini_tf as tf
-from probekit import DEFAULT_RECURSION_LIMIT, PROBES, WorkBudgetExceeded, capture, note_depth, probe, watching_depth  # noqa: F401
+from probekit import (  # noqa: F401
+    DEFAULT_RECURSION_LIMIT,
+    PROBES,
+    WorkBudgetExceeded,
+    capture,
+    expose,
+    in_student_process,
+    note_depth,
+    probe,
+    watching_depth,
+)
 
 #: the most names of `last_run_evaluated` read back (a run of these graphs evaluates a few hundred at most)
 MAX_REPORTED = 10_000
@@ -40,8 +56,9 @@ class Watch:
     report its uses to the watch.
     """
 
-    def __init__(self, budget: int = 200_000):
+    def __init__(self, budget: int = 200_000, uses_only: bool = False):
         self.evaluations: List[str] = []
+        self.uses_only = uses_only
         self.budget = budget
         self.uses = 0
         self.active = False
@@ -64,6 +81,9 @@ class Watch:
 
     # installing and removing the wrappers
     def __enter__(self) -> Watch:
+        if self.uses_only:  # a budget on the graph's uses (the evaluations are recorded elsewhere)
+            self.active = True
+            return self
         evaluate = tf.Session._evaluate
         ops = dict(tf._OPS)
         watch = self
@@ -93,6 +113,8 @@ class Watch:
 
     def __exit__(self, *exc: Any) -> None:
         self.active = False
+        if self._saved is None:
+            return
         evaluate, ops = self._saved
         tf.Session._evaluate = evaluate
         tf._OPS.clear()
@@ -159,43 +181,205 @@ def structure(graph: Any) -> Dict[str, Dict[str, Any]]:
     }
 
 
-def run_case(session: Any, watch: Watch, label: str, fetches: Any, feeds: Dict[Any, Any],
-             must_name: Optional[str] = None) -> Dict[str, Any]:
-    """`session.run(fetches, feeds)` with its evaluations recorded: the value (or error) and the evaluated names."""
-    flat = fetches if isinstance(fetches, list) else [fetches]
-    start = len(watch.evaluations)
-    value = capture(lambda: as_data(session.run(fetches, feeds)))
-    case = {
-        "label": label,
-        "fetch": [f.name for f in flat],
-        "fed": [k.name for k in feeds],
-        "value": value,
-        "evaluations": watch.evaluations[start:],
-        "reported": capture(lambda: [str(name) for name in list(session.last_run_evaluated)[:MAX_REPORTED]]),
-    }
-    if must_name is not None:
-        case["must_name"] = must_name
-    return case
+class LazyCase(NamedTuple):
+    """One `sess.run(fetches, feeds)` of a lazy-evaluation probe (`must_name`: the placeholder its error names)."""
+
+    label: str
+    fetches: Any
+    feeds: Dict[Any, Any]
+    must_name: Optional[str] = None
 
 
-def lazy_probe(build: Callable[[], List[Callable[[Any, Watch], Dict[str, Any]]]],
-               budget: int = 200_000) -> Dict[str, Any]:
-    """Build a graph, then run each case in its own session under one watch; the graph's structure beside.
+#: the graph builders of the lazy-evaluation probes, by probe id: each builds its graph in the default graph and
+#: returns its runs. Called in both processes: the same code builds the same nodes under the same names
+LAZY_GRAPHS: Dict[str, Callable[[], List[LazyCase]]] = {}
 
-    The sessions do not fold constants: every evaluation counted is one the run's own loop asked for
+
+def lazy_graph(probe_id: str) -> Callable:
+    def register(build: Callable[[], List[LazyCase]]) -> Callable[[], List[LazyCase]]:
+        LAZY_GRAPHS[probe_id] = build
+        return build
+
+    return register
+
+
+#: the given `Session._evaluate` and op kernels, taken before any probe replaces them
+GIVEN_EVALUATE = tf.Session._evaluate
+GIVEN_KERNELS = {op_type: opdef.kernel for op_type, opdef in tf._OPS.items()}
+
+
+def _key(value: Any) -> Any:
+    """A value as a dictionary key: its float64 bytes and shape, every NaN the same (None: no array at all)."""
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    return array.shape, np.where(np.isnan(array), np.nan, array).tobytes()
+
+
+class Evaluator:
+    """The trusted side of `Session._evaluate` (and of the op kernels) for the student's `Session.run`.
+
+    The graph is built twice from one builder: here, and in the student's process, where `Session._evaluate`
+    asks this object for every node's value by name. Every request is recorded here, where graded code cannot
+    write: `evaluations` (names, in call order). A value the student's run passes on (an input of a node, a
+    fetched value) is one this object handed out, a feed or a constant, or it was computed without
+    `_evaluate`: `outside` names where such a value appeared.
+    """
+
+    def __init__(self, graph: Any, cases: List[LazyCase], budget: int):
+        self.nodes = {n.name: n for n in graph.get_operations()}
+        self.session = tf.Session(graph, constant_folding=False)
+        self.evaluations: List[str] = []
+        self.outside: List[str] = []
+        self.budget = budget
+        self._inside = False
+        self.known = {_key(n.attrs["value"]) for n in self.nodes.values() if n.op_type == "Const"}
+        self.known.update(_key(v) for case in cases for v in case.feeds.values())
+
+    def evaluate(self, name: Any, inputs: Any) -> Any:
+        """`Session._evaluate(node, inputs)` for the node named `name`: its value (or an error record)."""
+        return self._value(name, inputs, lambda node, values: GIVEN_EVALUATE(self.session, node, values))
+
+    def kernel(self, name: Any, inputs: Any) -> Any:
+        """An op kernel called by the student's code itself (outside `_evaluate`): one evaluation too."""
+        return self._value(name, inputs, lambda node, values: GIVEN_KERNELS[node.op_type](node, values))
+
+    def _value(self, name: Any, inputs: Any, compute: Callable[[Any, List[Any]], Any]) -> Any:
+        node = self.nodes.get(name) if isinstance(name, str) else None
+        if node is None:
+            return {"__error__": {"type": "KeyError", "message": f"the graph has no node named {str(name)[:80]!r}"}}
+        values = list(inputs) if isinstance(inputs, (list, tuple)) else []
+        if self._inside:  # the given _evaluate calling a kernel in this process (the reference's own run)
+            return compute(node, values)
+        self.evaluations.append(node.name)
+        if len(self.evaluations) > self.budget:
+            raise WorkBudgetExceeded(f"more than {self.budget} evaluations: a runaway evaluation loop")
+        where = f"the inputs of '{node.name}'"
+        if any(_key(v) not in self.known for v in values if v is not None) and where not in self.outside:
+            self.outside.append(where)
+        self._inside = True
+        try:
+            out = compute(node, values)
+        except Exception as exc:  # the given code's error (InvalidArgumentError, ...): raised again over there
+            return {"__error__": {"type": type(exc).__name__, "message": str(exc)[:2000]}}
+        finally:
+            self._inside = False
+        self.known.add(_key(out))
+        return out
+
+    def fetched(self, value: Any) -> bool:
+        """Whether every array in a fetched structure is a value this object knows."""
+        if value is None:
+            return True
+        if isinstance(value, dict):
+            return "__error__" in value or all(self.fetched(v) for v in value.values())
+        if isinstance(value, (list, tuple)):
+            return all(self.fetched(v) for v in value)
+        return _key(value) in self.known
+
+
+expose(Evaluator, ("evaluate", "kernel"))
+
+
+def _raise_as_given(record: Dict[str, Any], node: Any) -> None:
+    """Raise the error the trusted side described as the given module's own class (InvalidArgumentError, ...),
+    or as the built-in exception it is."""
+    name, message = str(record.get("type")), str(record.get("message", ""))
+    kind = getattr(tf, name, None)
+    if isinstance(kind, type) and issubclass(kind, tf.OpError):
+        raise kind(message, node)
+    builtin = getattr(builtins, name, None)
+    raise (builtin if isinstance(builtin, type) and issubclass(builtin, Exception) else RuntimeError)(message)
+
+
+class EvaluatedThere:
+    """While active (in the student's process), `Session._evaluate` and every op kernel ask `evaluator` (the
+    trusted side) for the value: the evaluations are recorded there."""
+
+    def __init__(self, evaluator: Any):
+        self.evaluator = evaluator
+        self._saved: Optional[tuple] = None
+
+    def _asked(self, ask: Callable[[Any, Any], Any], node: Any, inputs: Any) -> Any:
+        out = ask(str(getattr(node, "name", "?")), list(inputs))
+        if isinstance(out, dict) and "__error__" in out:
+            _raise_as_given(out["__error__"], node)
+        return out
+
+    def __enter__(self) -> EvaluatedThere:
+        evaluator, there = self.evaluator, self
+        self._saved = (tf.Session._evaluate, dict(tf._OPS))
+
+        def evaluate(session: Any, node: Any, inputs: Any) -> Any:
+            return there._asked(evaluator.evaluate, node, inputs)
+
+        def kernel_of(op_type: str) -> Callable:
+            return lambda node, inputs: there._asked(evaluator.kernel, node, inputs)
+
+        tf.Session._evaluate = evaluate
+        for op_type, opdef in self._saved[1].items():
+            tf._OPS[op_type] = tf._OpDef(kernel_of(op_type), opdef.grad)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        evaluate, ops = self._saved
+        tf.Session._evaluate = evaluate
+        tf._OPS.clear()
+        tf._OPS.update(ops)
+
+
+#: the graph of the lazy probe running in this (the student's) process: probe id -> (graph, runs)
+_MIRROR: Dict[str, tuple] = {}
+
+
+def lazy_case_here(probe_id: str, index: int, evaluator: Any, budget: int) -> Dict[str, Any]:
+    """The student's `Session.run` of run `index` of the probe's graph, built here once, with every evaluation
+    asked of the trusted side: the fetched value (or error record) and the student's `last_run_evaluated`."""
+    if probe_id not in _MIRROR:
+        _MIRROR.clear()
+        graph = tf.Graph()
+        with graph.as_default():
+            _MIRROR[probe_id] = (graph, LAZY_GRAPHS[probe_id]())
+    graph, cases = _MIRROR[probe_id]
+    case = cases[index]
+    watch = Watch(budget, uses_only=True)  # a runaway traversal stops here (the budget, not the evidence)
+    watch.instrument(graph)
+    with watch, EvaluatedThere(evaluator), graph.as_default():
+        session = tf.Session(graph, constant_folding=False)
+        value = capture(lambda: session.run(case.fetches, case.feeds))
+    return {"value": value,
+            "reported": capture(lambda: [str(name) for name in list(session.last_run_evaluated)[:MAX_REPORTED]])}
+
+
+def lazy_probe(probe_id: str, budget: int = 200_000) -> Dict[str, Any]:
+    """The probe's graph, built here; each run made by the student's `Session.run` in the student's process on
+    a copy of the graph built there, every evaluation answered (and recorded) here; the graph's structure beside.
+
+    The sessions do not fold constants: every evaluation recorded is one the run's own loop asked for
     (folding is exercised by the `folded_constants` probe, on values).
     """
     graph = tf.Graph()
     with graph.as_default():
-        cases = build()
-    watch = Watch(budget)
-    watch.instrument(graph)
+        cases = LAZY_GRAPHS[probe_id]()
+    evaluator = Evaluator(graph, cases, budget)
     results = []
-    with watch:
-        for case in cases:
-            with graph.as_default():
-                session = tf.Session(graph, constant_folding=False)
-                results.append(case(session, watch))
+    for index, case in enumerate(cases):
+        start, flagged = len(evaluator.evaluations), len(evaluator.outside)
+        run = in_student_process(lazy_case_here, probe_id, index, evaluator, budget)
+        run = run if isinstance(run, dict) else {}
+        flat = case.fetches if isinstance(case.fetches, list) else [case.fetches]
+        outside = evaluator.outside[flagged:]
+        if not evaluator.fetched(run.get("value")):
+            outside.append("the fetched value")
+        row = {"label": case.label, "fetch": [f.name for f in flat], "fed": [k.name for k in case.feeds],
+               "value": as_data(run.get("value")), "evaluations": evaluator.evaluations[start:],
+               "reported": run.get("reported")}
+        if outside:
+            row["outside"] = outside
+        if case.must_name is not None:
+            row["must_name"] = case.must_name
+        results.append(row)
     return {"graph": structure(graph), "cases": results}
 
 
@@ -214,92 +398,91 @@ def slides_graph() -> Dict[str, Any]:
     return {"x": x, "W": W, "b": b, "xW": xW, "h": h, "x_val": x_val}
 
 
-@probe("slides_graph")
+@lazy_graph("slides_graph")
+def slides_runs() -> List[LazyCase]:
+    g = slides_graph()
+    return [
+        LazyCase("h = relu(x·W + b), x fed", g["h"], {g["x"]: g["x_val"]}),
+        LazyCase("x·W, x fed", g["xW"], {g["x"]: g["x_val"]}),
+        LazyCase("[h, x·W] in one run", [g["h"], g["xW"]], {g["x"]: g["x_val"]}),
+    ]
+
+
+@probe("slides_graph", trusted=True)
 def slides_graph_probe(_):
     """sess.run(h, {x: …}) needs all 6 nodes (x fed, 5 computed); sess.run(x·W, {x: …}) only 3 (2 computed)."""
-    g: Dict[str, Any] = {}
-
-    def build():
-        g.update(slides_graph())
-        return [
-            lambda s, w: run_case(s, w, "h = relu(x·W + b), x fed", g["h"], {g["x"]: g["x_val"]}),
-            lambda s, w: run_case(s, w, "x·W, x fed", g["xW"], {g["x"]: g["x_val"]}),
-            lambda s, w: run_case(s, w, "[h, x·W] in one run", [g["h"], g["xW"]], {g["x"]: g["x_val"]}),
-        ]
-
-    return lazy_probe(build)
+    return lazy_probe("slides_graph")
 
 
-@probe("unfed_placeholder")
+@lazy_graph("unfed_placeholder")
+def unfed_runs() -> List[LazyCase]:
+    g = slides_graph()
+    z = tf.placeholder((None, 4), name="z")  # used by nothing h or x·W needs
+    out = tf.reduce_sum(g["h"] * z, name="score")
+    W2 = tf.multiply(g["W"], 2.0, name="W2")
+    feed_x = {g["x"]: g["x_val"]}
+    return [
+        LazyCase("h without feeding x", g["h"], {}, must_name="x"),
+        LazyCase("score = sum(h * z), x fed, z not", out, feed_x, must_name="z"),
+        LazyCase("h, x fed, z (unneeded) not fed", g["h"], feed_x),
+        LazyCase("W·2 with no feed at all", W2, {}),
+    ]
+
+
+@probe("unfed_placeholder", trusted=True)
 def unfed_placeholder(_):
     """A needed placeholder left unfed raises InvalidArgumentError; an unneeded one does not matter."""
-    g: Dict[str, Any] = {}
-
-    def build():
-        g.update(slides_graph())
-        z = tf.placeholder((None, 4), name="z")  # used by nothing h or x·W needs
-        g["out"] = tf.reduce_sum(g["h"] * z, name="score")
-        g["z"] = z
-        g["W2"] = tf.multiply(g["W"], 2.0, name="W2")
-        feed_x = {g["x"]: g["x_val"]}
-        return [
-            lambda s, w: run_case(s, w, "h without feeding x", g["h"], {}, must_name="x"),
-            lambda s, w: run_case(s, w, "score = sum(h * z), x fed, z not", g["out"], feed_x, must_name="z"),
-            lambda s, w: run_case(s, w, "h, x fed, z (unneeded) not fed", g["h"], feed_x),
-            lambda s, w: run_case(s, w, "W·2 with no feed at all", g["W2"], {}),
-        ]
-
-    return lazy_probe(build)
+    return lazy_probe("unfed_placeholder")
 
 
-@probe("only_needed")
+@lazy_graph("only_needed")
+def only_needed_runs() -> List[LazyCase]:
+    x = tf.placeholder((None, 2), name="x")
+    z = tf.placeholder((None, 2), name="z")
+    a = tf.exp(x, name="a")
+    d = tf.add(a * 2.0, a * 3.0, name="d")  # a has two users
+    e = z
+    for i in range(30):  # an expensive branch that d does not need
+        e = tf.exp(-tf.square(e), name=f"expensive_{i}")
+    both = tf.add(d, e, name="both")
+    xv = np.array([[0.0, 1.0], [-0.5, 0.25]])
+    zv = np.array([[0.3, -0.2], [1.0, 0.5]])
+    return [
+        LazyCase("d, x fed (z not needed)", d, {x: xv}),
+        LazyCase("d, x and z fed", d, {x: xv, z: zv}),
+        LazyCase("[d, a] in one run", [d, a], {x: xv, z: zv}),
+        LazyCase("both (needs everything)", both, {x: xv, z: zv}),
+    ]
+
+
+@probe("only_needed", trusted=True)
 def only_needed(_):
     """Only what the fetches need, each node once, even when shared by several users or several fetches."""
-    g: Dict[str, Any] = {}
-
-    def build():
-        x = tf.placeholder((None, 2), name="x")
-        z = tf.placeholder((None, 2), name="z")
-        a = tf.exp(x, name="a")
-        d = tf.add(a * 2.0, a * 3.0, name="d")  # a has two users
-        e = z
-        for i in range(30):  # an expensive branch that d does not need
-            e = tf.exp(-tf.square(e), name=f"expensive_{i}")
-        both = tf.add(d, e, name="both")
-        xv = np.array([[0.0, 1.0], [-0.5, 0.25]])
-        zv = np.array([[0.3, -0.2], [1.0, 0.5]])
-        g.update(x=x, z=z, a=a, d=d, both=both)
-        return [
-            lambda s, w: run_case(s, w, "d, x fed (z not needed)", d, {x: xv}),
-            lambda s, w: run_case(s, w, "d, x and z fed", d, {x: xv, z: zv}),
-            lambda s, w: run_case(s, w, "[d, a] in one run", [d, a], {x: xv, z: zv}),
-            lambda s, w: run_case(s, w, "both (needs everything)", both, {x: xv, z: zv}),
-        ]
-
-    return lazy_probe(build)
+    return lazy_probe("only_needed")
 
 
-@probe("feed_cuts")
+@lazy_graph("feed_cuts")
+def feed_cuts_runs() -> List[LazyCase]:
+    x = tf.placeholder((3,), name="x")
+    q = tf.placeholder((3,), name="q")  # a placeholder c does not use at all
+    p = tf.multiply(x, 3.0, name="p")
+    a = tf.exp(p, name="a")
+    c = tf.reduce_sum(a * 2.0, name="c")
+    tf.add(x, 1.0, name="unrelated")  # a branch nobody fetches
+    tf.add(q, 1.0, name="unrelated_q")
+    xv = np.array([0.1, -0.2, 0.3])
+    av = np.array([1.0, 2.0, 4.0])
+    return [
+        LazyCase("c with a fed, x not fed", c, {a: av, q: xv}),
+        LazyCase("c with a and x fed", c, {a: av, x: xv, q: xv}),
+        LazyCase("c with x fed, q (unused) not fed", c, {x: xv}),
+    ]
+
+
+@probe("feed_cuts", trusted=True)
 def feed_cuts(_):
     """Feeding an intermediate node replaces its computation: its inputs are not needed (TF1)."""
-
-    def build():
-        x = tf.placeholder((3,), name="x")
-        q = tf.placeholder((3,), name="q")  # a placeholder c does not use at all
-        p = tf.multiply(x, 3.0, name="p")
-        a = tf.exp(p, name="a")
-        c = tf.reduce_sum(a * 2.0, name="c")
-        tf.add(x, 1.0, name="unrelated")  # a branch nobody fetches
-        tf.add(q, 1.0, name="unrelated_q")
-        xv = np.array([0.1, -0.2, 0.3])
-        av = np.array([1.0, 2.0, 4.0])
-        return [
-            lambda s, w: run_case(s, w, "c with a fed, x not fed", c, {a: av, q: xv}),
-            lambda s, w: run_case(s, w, "c with a and x fed", c, {a: av, x: xv, q: xv}),
-            lambda s, w: run_case(s, w, "c with x fed, q (unused) not fed", c, {x: xv}),
-        ]
-
-    return lazy_probe(build)
+    return lazy_probe("feed_cuts")
 
 
 @probe("folded_constants")
