@@ -1,4 +1,4 @@
-"""Hostile submissions against static_graph's record of evaluations (issue 21, class 2).
+"""Hostile submissions against static_graph's evidence of how a run works (issue 21, class 2).
 
 The lazy-evaluation probes (slides_graph, unfed_placeholder, only_needed, feed_cuts) run in the trusted
 process: the student's `Session.run` runs in the student's process on a copy of the graph built there, and
@@ -11,7 +11,11 @@ are snippets in tests/files/hostile/probe_*.py appended to a base:
   old design it scored 3/3 on only_needed; it must score exactly what its honest twin (the base) scores and be
   named the same misconception;
 * `probe_own_kernels` on the reference: evaluates every node with its own file's kernels instead of the given
-  `_evaluate` (nothing reaches the record): its runs are told their values did not come from `_evaluate`.
+  `_evaluate` (nothing reaches the record): its runs are told their values did not come from `_evaluate`;
+* `probe_hide_depth_graph` on a recursive evaluation (`static_graph/buggy/recursive_evaluation`): writes
+  `node.inputs.watch.watch_depth = False` on every node (the old probe's depth switch) and raises the limit with
+  the interpreter's own setter: the deep chain still shows the recursion (the depth watch is the probes' own
+  module state), as on its twin.
 """
 
 from __future__ import annotations
@@ -30,25 +34,27 @@ TF = "minitorch/mini_tf.py"
 LAZY = ("slides_graph", "unfed_placeholder", "only_needed", "feed_cuts")
 #: the honest twin of the forgetting attack: a run that re-evaluates shared nodes
 TWIN = "static_graph/buggy/one_fetch_at_a_time"
+#: the honest twin of the depth attack: a memoised recursive evaluation
+RECURSIVE = "static_graph/buggy/recursive_evaluation"
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """{name: the static_graph ProblemResult}: the twin (its problem's own case, graded once for the run), the
-    forgetting attack on it, and the reference evaluating with its own kernels."""
+    """{name: the static_graph ProblemResult}: the twins (their problem's own cases, graded once for the run),
+    the attacks on them, and the reference evaluating with its own kernels."""
     tmp = tmp_path_factory.mktemp("evaluations")
     files = {
         "forget": k.compose(k.source(TWIN, TF), TF, "probe_forget_evaluations", when="none"),
         "own_kernels": k.compose(k.source("reference", TF), TF, "probe_own_kernels", when="none"),
+        "hide_depth": k.compose(k.source(RECURSIVE, TF), TF, "probe_hide_depth_graph", when="none"),
     }
     with ThreadPoolExecutor(max_workers=2) as pool:
         options = GradeOptions(offering="all", problems=["static_graph"], jobs=1)
         futures = {name: pool.submit(grade_submission, k.build(tmp / name, {TF: text}), options)
                    for name, text in files.items()}
-        twin = graded_case(case_named(TWIN))
+        twins = {"twin": graded_case(case_named(TWIN)), "recursive": graded_case(case_named(RECURSIVE))}
         out = {name: k.problem(f.result(), "static_graph") for name, f in futures.items()}
-    out["twin"] = twin
-    return out
+    return {**out, **twins}
 
 
 def _lazy(p):
@@ -80,3 +86,12 @@ def test_values_computed_outside_evaluate_earn_no_lazy_points(graded):
         assert lazy[test_id].score == 0, (test_id, lazy[test_id].message)
         assert "Session._evaluate did not compute" in lazy[test_id].message
     assert lazy["unfed_placeholder"].score < lazy["unfed_placeholder"].max_score
+
+
+def test_switching_the_depth_watch_off_and_raising_the_limit_keeps_no_recursion_points(graded):
+    attack, twin = graded["hide_depth"], graded["recursive"]
+    deep = {t.id: t for t in twin.tests}["deep_chain"]
+    assert deep.score == 0 and deep.misconception == "recursion-limit", deep.message
+    deep = {t.id: t for t in attack.tests}["deep_chain"]
+    assert deep.score == 0 and deep.misconception == "recursion-limit", deep.message
+    assert k.scores(attack) == k.scores(twin)
