@@ -156,9 +156,10 @@ def test_seed_ignored_needs_the_unit_seed_values_not_zeros():
         assert verdict.fraction == 0 and verdict.misconception is None
 
 
-def _timing(derivatives, seconds=(0.01, 0.02, 0.04), again=(0.02, 0.04), more=(), more_derivatives=None):
+def _timing(derivatives, seconds=(0.01, 0.02, 0.04), again=(0.02, 0.04), more=(), more_derivatives=None,
+            sweeps=None):
     """Timing probe data with parent marks that give the listed best times; `more`: (8000, 16000) pairs of
-    best times of the extra rounds."""
+    best times of the extra rounds; `sweeps`: {size: the grader's linear pass's time there} (none: no pass)."""
     rows, marks, clock = [], {}, 0.0
     extra = [(f"more{r}n{8000 * 2 ** i}", 8000 * 2 ** i, sec, more_derivatives or derivatives)
              for r, pair in enumerate(more) for i, sec in enumerate(pair)]
@@ -167,7 +168,8 @@ def _timing(derivatives, seconds=(0.01, 0.02, 0.04), again=(0.02, 0.04), more=()
         for run in range(3):
             marks[f"{tag}:{run}:start"], marks[f"{tag}:{run}:end"] = clock, clock + sec
             clock += sec + 1
-        rows.append({"nodes": n + 1, "seconds": sec, "runs": [sec] * 3, "tag": tag, "derivatives": [ders] * 3})
+        rows.append({"nodes": n + 1, "seconds": sec, "runs": [sec] * 3, "tag": tag, "derivatives": [ders] * 3,
+                     **({"sweep": sweeps[n]} if sweeps else {})})
     return _outcome({"rows": rows[:3], "again": rows[3:5], "more": rows[5:]}, marks=marks)
 
 
@@ -187,6 +189,33 @@ def test_a_quadratic_ratio_stays_quadratic_over_every_round():
     quadratic = _timing([0.5, -1.25], seconds=(0.01, 0.04, 0.16), again=(0.04, 0.15), more=[(0.041, 0.16)] * 4)
     verdict = time_ratio(quadratic, reference, {"max_ratio": 3.0})
     assert verdict.fraction == 0 and verdict.misconception == "quadratic-traversal" and "3.75" in verdict.message
+
+
+def test_a_ratio_over_the_bound_passes_when_the_graders_linear_pass_grew_alike():
+    """Load (or the cache) made a linear solution's largest pair 3.4 (over 3.3); the grader's own linear pass over
+    the same graphs grew 2.35 there: the time grew 1.45x as fast as linear work, which passes. The same ratio
+    beside a pass that doubled (2.0: 1.7x as fast as linear work) is quadratic."""
+    reference = _timing([0.5, -1.25])
+    options = {"max_ratio": 3.3, "max_growth": 1.45}
+    alike = _timing([0.5, -1.25], seconds=(0.01, 0.02, 0.068), again=(0.02, 0.068),
+                    sweeps={4000: 0.004, 8000: 0.008, 16000: 0.0188})
+    verdict = time_ratio(alike, reference, options)
+    assert verdict.fraction == 1.0 and "3.40" in verdict.message and "1.45x as fast" in verdict.message, verdict.message
+    doubled = _timing([0.5, -1.25], seconds=(0.01, 0.02, 0.068), again=(0.02, 0.068),
+                      sweeps={4000: 0.004, 8000: 0.008, 16000: 0.016})
+    verdict = time_ratio(doubled, reference, options)
+    assert verdict.fraction == 0 and verdict.misconception == "quadratic-traversal", verdict.message
+
+
+def test_a_pass_slowed_at_the_largest_size_excuses_no_quadratic():
+    """A quadratic pair (4.0) beside a pass that grew 3.5 (the machine, or a cache thrashed on purpose while the
+    grader's pass ran): the pass's ratio excuses at most MAX_SWEEP_RATIO (2.4), 4.0 / 2.4 = 1.67 > 1.45."""
+    reference = _timing([0.5, -1.25])
+    quadratic = _timing([0.5, -1.25], seconds=(0.01, 0.04, 0.16), again=(0.04, 0.16),
+                        sweeps={4000: 0.004, 8000: 0.008, 16000: 0.028})
+    verdict = time_ratio(quadratic, reference, {"max_ratio": 3.3, "max_growth": 1.45})
+    assert J.MAX_SWEEP_RATIO == 2.4
+    assert verdict.fraction == 0 and verdict.misconception == "quadratic-traversal", verdict.message
 
 
 def test_the_extra_rounds_are_checked_against_the_graphs_they_repeat():

@@ -423,12 +423,20 @@ def work_on_diamonds(_):
 
 
 #: CPU seconds after which a timed run stops its size (and the probe its sizes): the reference needs about 0.05 s
-#: at 16000 nodes. CPU time of this process (`time.process_time`), not the wall clock: a busy machine must not
+#: at 16000 nodes. CPU time of the thread that ran it (`time.thread_time`), not the wall clock: a busy machine must not
 #: stop a valid solution early.
 SLOW_RUN = 1.5
 #: the largest pair is measured again, in up to MORE_ROUNDS more rounds, while its ratio is in NEAR_BOUND (a
 #: clear verdict needs no more runs) and the probe has spent less than MORE_BUDGET CPU seconds
 NEAR_BOUND = (2.5, 4.5)
+#: passes of the grader's own linear pass per row (its best is kept: one pass is a few milliseconds, and a single
+#: one can be slowed by the machine as much as a run)
+SWEEPS = 3
+#: ... unless the time grew no faster than LINEAR_GROWTH times as fast as the grader's linear pass, or faster than
+#: QUADRATIC_GROWTH times (linear work: about 1.0, measured 0.94-1.12 beside CPU and memory hogs; quadratic about
+#: 2.0, measured 1.72-2.18): then the verdict is clear (problem.toml's max_growth, 1.45, is the judge's bound)
+LINEAR_GROWTH = 1.25
+QUADRATIC_GROWTH = 1.7
 MORE_ROUNDS = 4
 MORE_BUDGET = 6.0
 
@@ -466,16 +474,16 @@ def timed_graph(n, seed, budget):
 
 def timed_backpropagate():
     """backpropagate on the graph `timed_graph` built, and the leaf derivatives read as floats (a derivative
-    whose `__float__` does the work later is timed too): {"derivatives", "seconds"} (this process's CPU time,
+    whose `__float__` does the work later is timed too): {"derivatives", "seconds"} (this thread's CPU time,
     which only decides when to stop or to measure more), or {"exceeded": True} over the work budget."""
     graph, out = _TIMED["graph"], _TIMED["out"]
-    start = time.process_time()
+    start = time.thread_time()  # precise: the process's clock moves by scheduler ticks under an RLIMIT_CPU
     try:
         autodiff.backpropagate(out, 1.0)
         derivatives = floats([x.derivative for x in graph.leaves()])
     except WorkBudgetExceeded:
         return {"exceeded": True}
-    return {"derivatives": derivatives, "seconds": time.process_time() - start}
+    return {"derivatives": derivatives, "seconds": time.thread_time() - start}
 
 
 def _best_time(n, seed, limit, tag):
@@ -486,12 +494,12 @@ def _best_time(n, seed, limit, tag):
     kernel reports it (`{tag}:{run}:start/end`); graph construction stays outside, so that its linear cost does
     not dilute a superlinear backward pass. `runs` are the student's process's own CPU timings (they only
     decide when to stop or to measure more). After the first run, the grader's own linear pass (`_sweep`) over
-    the same graph, built HERE (in the trusted process, where graded code cannot slow it down), is marked
-    `{tag}:0:sweep:open/close`. `derivatives` are each run's leaf derivatives: time is only worth points for
-    runs that computed the right derivatives. The garbage collector stays as the harness leaves it for every
-    probe (enabled).
+    the same graph, built HERE, is timed SWEEPS times by this thread's own CPU clock (`sweep`: the best, the
+    trusted process's time alone, which no thread or process of the student's can add to). `derivatives` are
+    each run's leaf derivatives: time is only worth points for runs that computed the right derivatives. The
+    garbage collector stays as the harness leaves it for every probe (enabled).
     """
-    runs, derivatives, nodes = [], [], 0
+    runs, derivatives, nodes, sweep = [], [], 0, None
     for repeat in range(3):
         budget = 30 * n
         nodes = in_student_process(timed_graph, n, seed + repeat, budget)
@@ -505,18 +513,35 @@ def _best_time(n, seed, limit, tag):
         if repeat == 0:  # one pass per row: the judge pools the best pass per size over every row of it
             gc.collect()
             graph, _out = layered_dag(n, random.Random(seed + repeat), counter=Counter(budget=budget))
-            mark(f"{tag}:{repeat}:sweep:open")
-            _sweep(graph)
-            mark(f"{tag}:{repeat}:sweep:close")
+            sweeps = []
+            for _ in range(SWEEPS):
+                started = time.thread_time()  # the process's clock moves by scheduler ticks under an RLIMIT_CPU
+                _sweep(graph)
+                sweeps.append(time.thread_time() - started)
+            sweep = min(sweeps)
             graph = _out = None
         if runs[-1] > limit:
             break
-    return {"nodes": nodes, "seconds": min(runs), "runs": runs, "tag": tag, "derivatives": derivatives}
+    return {"nodes": nodes, "seconds": min(runs), "runs": runs, "tag": tag, "derivatives": derivatives,
+            "sweep": sweep}
 
 
 def _spent(timed):
     """CPU seconds the timed runs took (in the student's process)."""
     return sum(sum(row.get("runs") or ()) for row in timed)
+
+
+def _growth_over_sweep(timed, ratio):
+    """How much faster than the grader's linear pass the time grew over the largest pair: the pooled ratio over
+    the ratio of the best passes at those sizes (None without both)."""
+    sweeps = {}
+    for row in timed:
+        if isinstance(row.get("sweep"), float) and row["sweep"] > 0:
+            sweeps[row["nodes"]] = min(sweeps.get(row["nodes"], float("inf")), row["sweep"])
+    sizes = sorted(sweeps)
+    if ratio is None or len(sizes) < 2:
+        return None
+    return ratio / min(sweeps[sizes[-1]] / sweeps[sizes[-2]], 2.4)  # the judge's MAX_SWEEP_RATIO
 
 
 def _pooled_ratio(timed):
@@ -532,9 +557,10 @@ def _pooled_ratio(timed):
 @probe("time_doubling", trusted=True)
 def time_doubling(_):
     """Best-of-3 times on shallow DAGs of n, 2n, 4n nodes, then the largest pair measured again on other graphs;
-    while that pair's ratio is near the bound (NEAR_BOUND), up to MORE_ROUNDS more rounds of it (the same graphs
-    built anew: round r repeats the first rows' graphs when r is even, the again rows' when odd), so that a
-    verdict near the bound rests on many runs (the judge pools the best time per size).
+    while that pair's ratio is near the bound (NEAR_BOUND) and its growth over the grader's linear pass's does
+    not already tell linear from quadratic work (LINEAR_GROWTH, QUADRATIC_GROWTH), up to MORE_ROUNDS more rounds
+    of it (the same graphs built anew: round r repeats the first rows' graphs when r is even, the again rows'
+    when odd), so that a verdict near the bound rests on many runs (the judge pools the best time per size).
 
     Stops at the first size slower than SLOW_RUN CPU seconds (the reference needs about 0.05 s at 16000 nodes).
     Nothing in the process differs from the other probes: no gc switch, the same recursion limit.
@@ -549,7 +575,9 @@ def time_doubling(_):
         again = [_best_time(n, 7 * n, SLOW_RUN, f"again{n}") for n in (8000, 16000)]
         for round_ in range(MORE_ROUNDS):
             ratio = _pooled_ratio(rows[-2:] + again + more)
-            if ratio is None or not NEAR_BOUND[0] < ratio < NEAR_BOUND[1] \
+            growth = _growth_over_sweep(rows[-2:] + again + more, ratio)
+            clear = growth is not None and not LINEAR_GROWTH <= growth <= QUADRATIC_GROWTH
+            if ratio is None or not NEAR_BOUND[0] < ratio < NEAR_BOUND[1] or clear \
                     or _spent(rows + again + more) + time.process_time() - started > MORE_BUDGET:
                 break
             # the same graphs again (new objects): round r repeats the first rows' graphs (r even) or the again rows'
