@@ -441,6 +441,17 @@ def _owner(name, parts):
     return name[:cut]
 
 
+def settle_heap():
+    """Move every object alive once the modules are loaded (numpy, the framework, the student's module, the
+    probes) out of the garbage collector's reach (`gc.freeze`): the collections each probe starts with, and the
+    timing probe's between its graphs, then walk only what probes and graded code made since (a full collection
+    took about 12 ms with the imports' 24,000 objects in it, 7 ms without)."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 def fresh_process_state(set_recursion_limit):
     """The same process state for every probe: the default recursion limit, the garbage collector
     enabled and just run (no probe switches it, so none can be told apart by it)."""
@@ -617,6 +628,7 @@ def run_probes_here(config, channel, probe_codes, set_recursion_limit):
 
     probekit.connect(channel)
     registry, seals = _import_probes_sealed(config, probe_codes)
+    settle_heap()
     for probe_id in config["probes"]:
         channel.emit("start", probe=probe_id)
         probekit.CURRENT = probe_id
@@ -672,6 +684,7 @@ def student_process(config, reference, probe_codes, pipe):
     probekit.STUDENT_FILE = student_file
     probekit.connect(up)
     registry, seals = _import_probes_sealed(config, probe_codes)
+    settle_heap()
     objects = remote.TrustedObjects(
         pipe, reference, {name: module for name, module in sys.modules.items() if name == "probes" or
                           name.startswith("probes.")},
@@ -821,6 +834,7 @@ def trusted_process(config, channel, probe_codes, set_recursion_limit, reference
         probekit.STUDENT = student
         _install_remote_symbols(reference, config["swap"], student)
         registry, _seals = _import_probes_sealed(config, probe_codes)
+        settle_heap()
         trusted = set(probekit.TRUSTED)
         junk_said = _note_junk(channel, student, False)
         for probe_id in config["probes"]:
