@@ -77,7 +77,7 @@ PROBLEM_BREAKAGES = {
                        "[limits] 'wall_secs': unknown key (known: cpu_seconds, memory_mib, probe_seconds, wall_seconds)"),
     "unknown-test-key": ("max_ratio = 3.3", "max_ration = 3.3",
                          "[[tests]] #22 'max_ration': unknown key (known: id, judge, kind, name, points, probe, "
-                         "visibility; options judge 'time_ratio' reads: max_ratio, max_slowdown)"),
+                         "visibility; options judge 'time_ratio' reads: max_growth, max_ratio, max_slowdown)"),
     "option-string": ("seed = 2.5", 'seed = "two"', """[[tests]] #12 'seed': expected a number, got "two\""""),
     "missing-test-key": ('kind = "gradient"\npoints = 2\n', "points = 2\n",
                          "[[tests]] #1 'kind': missing (required: a string)"),
@@ -126,7 +126,7 @@ def test_an_unknown_judge_leaves_its_options_to_check_problems(tmp_path):
     root = _root_with(tmp_path, "autodiff")
     path = root / "autodiff" / "problem.toml"
     _edit(path, 'judge = "time_ratio"', 'judge = "time_ration"')
-    assert load_problem(root / "autodiff").tests[-1].options == {"max_ratio": 3.3}
+    assert load_problem(root / "autodiff").tests[-1].options == {"max_ratio": 3.3, "max_growth": 1.45}
     assert _findings(root) == [f"{path}:{_line(path, 'time_ration')}: [[tests]] #22 'judge': judge 'time_ration' is neither a builtin judge "
                                f"(judge.py) nor in {root / 'autodiff' / 'judges.py'} JUDGES"]
 
