@@ -191,11 +191,33 @@ def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def baseline_runs(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> Tuple[ChildRun, List[Tuple[str, str, ChildRun]]]:
-    """The reference's run and every mutant's (`reference_run`, `mutant_runs`), the missing ones built at once, one
-    child per core: a cold cache costs about the longest run per core, not the sum of all. A warm cache reads them."""
+def _all_mutant_runs(problem: ProblemSpec, seed: int) -> List[Tuple[str, str, ChildRun]]:
+    """Every mutant's run, the missing ones built at once, one child per core."""
     mutants = mutant_files(problem)
-    with ThreadPoolExecutor(max_workers=max(1, min(_cores(), len(mutants) + 1))) as pool:
-        reference = pool.submit(reference_run, problem, seed)
-        built = [pool.submit(mutant_run, problem, path, seed) for path in mutants]
-        return reference.result(), [future.result() for future in built]
+    if not mutants:
+        return []
+    with ThreadPoolExecutor(max_workers=max(1, min(_cores(), len(mutants)))) as pool:
+        return [future.result() for future in [pool.submit(mutant_run, problem, path, seed) for path in mutants]]
+
+
+class MutantRuns:
+    """The instructor mutants' runs of a problem (`mutant_runs`), read or built the first time they are asked for
+    and kept: only a submission with failures no test named needs them (mutant matching), so a cold grading of a
+    submission that has none waits for the reference's run alone. Built after the student's run, never beside it
+    (the timing probe measures the student's code on a machine the grader does not load itself)."""
+
+    def __init__(self, problem: ProblemSpec, seed: int = DEFAULT_SEED):
+        self.problem, self.seed = problem, seed
+        self._runs: Optional[List[Tuple[str, str, ChildRun]]] = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> List[Tuple[str, str, ChildRun]]:
+        with self._lock:
+            if self._runs is None:
+                self._runs = _all_mutant_runs(self.problem, self.seed)
+            return self._runs
+
+
+def baseline_runs(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> Tuple[ChildRun, MutantRuns]:
+    """The reference's run (`reference_run`) now, and the mutants' runs when first asked for (`MutantRuns`)."""
+    return reference_run(problem, seed), MutantRuns(problem, seed)

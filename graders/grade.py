@@ -85,7 +85,7 @@ def _grade_once(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int
     if findings:  # a malformed problem folder: said once, naming the file, never judged
         raise GraderFault("the problem folder does not pass `autograde check-problems`:\n" + "\n".join(findings))
     inject("system-error", spec.id)
-    reference, mutants = baseline_runs(spec, seed)  # the grader works before it judges
+    reference, mutants = baseline_runs(spec, seed)  # the grader works before it judges (its mutants: when needed)
     hooks = problem_hooks(spec)
     local = dict(getattr(hooks, "JUDGES", {})) if hooks else {}
 

@@ -9,7 +9,7 @@ import gc
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import paths
 from .faults import GraderFault, inject
@@ -173,10 +173,11 @@ def score_problem(
     spec: ProblemSpec,
     run: ChildRun,
     reference: ChildRun,
-    mutants: Sequence[Tuple[str, str, ChildRun]],
+    mutants: Callable[[], Sequence[Tuple[str, str, ChildRun]]],
     local_judges: Dict[str, Any],
 ) -> ProblemResult:
-    """Judge each test of `spec` on the student's run against the reference run."""
+    """Judge each test of `spec` on the student's run against the reference run; `mutants()` (the instructor
+    mutants' runs) is asked for only when some failure has no misconception of its test's own."""
     if run.policy:
         return failed_problem(spec, policy_message(spec.swap.file, run.policy))
     judges = {test.id: get_judge(test.judge, local_judges) for test in spec.tests}
@@ -201,8 +202,8 @@ def score_problem(
                     rules[also] += 1
         judged.append((test, verdict, student.seconds))
     failing = [t.id for t, v, _ in judged if not v.passed and not v.misconception]
-    confirmed = [] if load_error else [e for e in _evidence(spec, judges, run, reference, mutants, failing)
-                                       if e.confirmed]
+    confirmed = [] if load_error or not failing else [
+        e for e in _evidence(spec, judges, run, reference, mutants(), failing) if e.confirmed]
     found = Counter(rules)
     for ev in confirmed:
         found[ev.misconception] += len(ev.matches)

@@ -73,6 +73,6 @@ def test_each_instructor_mutant_is_named_on_its_own_run(spec, path):
 
     reference, mutants = reference_run(spec), mutant_runs(spec)
     (run,) = [r for name, _, r in mutants if name == path.stem]
-    problem = score_problem(spec, run, reference, mutants, dict(getattr(problem_hooks(spec), "JUDGES", {})))
+    problem = score_problem(spec, run, reference, lambda: mutants, dict(getattr(problem_hooks(spec), "JUDGES", {})))
     assert problem.score < problem.max_score
     assert misconception_of(path) in problem.misconceptions, [(t.id, t.message) for t in problem.tests if not t.passed]

@@ -266,7 +266,7 @@ LIMITS_DRIVER = textwrap.dedent("""
     # the rest. What runs is the reference's: its trusted run and each file graded as a student's, in the sandbox.
     import graders.grade as stages
     from graders.baseline import reference_run
-    stages.baseline_runs = lambda spec, seed: (reference_run(spec, seed), [])
+    stages.baseline_runs = lambda spec, seed: (reference_run(spec, seed), lambda: [])
 
     # 4. what the student's process reaches of the trusted process (issue 21)
     AD = k.FILES["autodiff"]
