@@ -40,9 +40,13 @@ REWRITE_ATTACKS = ("probe_rewrite_results",)
 REGISTRY_ATTACKS = ("probe_registry_swap",)
 #: attacks on the timing probe, on a right but slow base: {snippet: when it is armed}
 TIMING_ATTACKS = {"probe_gc_tell": "none", "probe_lazy_derivatives": "none", "probe_mark_shift": "import"}
+#: attacks that pad some sizes of the timing probe on a quadratic twin (the red team's, issue 21): {snippet: twin}
+PAD_ATTACKS = {"probe_pad_middle": "autodiff/buggy/quadratic_prepend_concat",
+               "probe_pad_middle_clock": "autodiff/buggy/quadratic"}
 #: cases graded exactly as their problem's own cases are (tests/cases.py: `graded`, shared with
 #: test_problem_cases.py, which grades them anyway): {name here: case}
-SHARED_CASES = {"iterative_dfs": "autodiff/valid/course_postorder", "recursive": "autodiff/buggy/recursive"}
+SHARED_CASES = {"iterative_dfs": "autodiff/valid/course_postorder", "recursive": "autodiff/buggy/recursive",
+                **{f"twin:{name}": twin for name, twin in PAD_ATTACKS.items()}}
 
 
 def _slow_base() -> str:
@@ -64,6 +68,7 @@ def _cases(tmp):
         **{name: k.compose(slow, AD, name, when=when) for name, when in TIMING_ATTACKS.items()},
         # the probes' clocks patched (time.perf_counter, monotonic, time): the parent times the CPU from the kernel
         "patched_clock": k.compose(slow, AD, "timing", when="import"),
+        **{name: k.compose(k.source(twin, AD), AD, name, when="none") for name, twin in PAD_ATTACKS.items()},
     }
     return {name: k.build(tmp / name, {AD: text}) for name, text in files.items()}
 
@@ -177,5 +182,21 @@ def test_the_timing_probe_cannot_be_recognised_or_its_work_moved_out_of_the_wind
     tests = {t.id: t for t in p.tests}
     assert tests["time_doubling"].score == 0, tests["time_doubling"].message
     assert p.score <= base.score, _failures(p)
-    if attack == "probe_mark_shift":
-        assert "time ratios when the graph doubles" in tests["time_doubling"].message, tests["time_doubling"].message
+    if attack == "probe_mark_shift":  # the work was timed: as the ratio's, or as many times the grader's pass
+        message = tests["time_doubling"].message
+        assert "time ratios when the graph doubles" in message or "the grader's own linear pass" in message, message
+
+
+@pytest.mark.parametrize("attack", sorted(PAD_ATTACKS))
+def test_padding_the_middle_size_hides_no_quadratic(graded, attack):
+    """(issue 21, red team) A quadratic traversal that busy-waits on the middle size only (8000 nodes) so that the
+    largest pair looks linear: on the old judge 2/2 (the check against the grader's linear pass was skipped when
+    the 4000 -> 8000 ratio was over the bound); the same with the probe's clock in the student's process bent so
+    that it neither stops early nor measures more. Every size is compared with the grader's pass whatever the
+    ratios say, and the probe reads the student's CPU clock from the trusted process: the twin's score and name."""
+    p, twin = graded[attack], graded[f"twin:{attack}"]
+    tests, twins = {t.id: t for t in p.tests}, {t.id: t for t in twin.tests}
+    assert twins["time_doubling"].score == 0 and twins["time_doubling"].misconception == "quadratic-traversal"
+    assert tests["time_doubling"].score == 0, tests["time_doubling"].message
+    assert tests["time_doubling"].misconception == "quadratic-traversal", tests["time_doubling"].message
+    assert p.score <= twin.score, _failures(p)

@@ -9,6 +9,7 @@ import random
 import time
 
 import minitorch
+import probekit
 from minitorch import autodiff
 from minitorch.scalar import Scalar
 from probekit import (
@@ -474,18 +475,27 @@ def timed_graph(n, seed, budget):
     return len(graph.nodes)
 
 
+def student_cpu():
+    """CPU seconds of the process the student's code runs in, read here: the student's process's CPU clock read by
+    the trusted process (graded code cannot change what this process reads; it decides when the timing stops and
+    whether it measures more), or this thread's when everything runs in one process (the reference's runs)."""
+    if probekit.STUDENT is None:
+        return time.thread_time()
+    return time.clock_gettime(((~probekit.STUDENT.pid) << 3) | 2)  # the process's CPU clock (clock_getcpuclockid)
+
+
 def timed_backpropagate():
     """backpropagate on the graph `timed_graph` built, and the leaf derivatives read as floats (a derivative
-    whose `__float__` does the work later is timed too): {"derivatives", "seconds"} (this thread's CPU time,
-    which only decides when to stop or to measure more), or {"exceeded": True} over the work budget."""
+    whose `__float__` does the work later is timed too): {"derivatives"}, or {"exceeded": True} over the work
+    budget. Timed from the trusted process (`student_cpu`) and by the parent's marks, never by what this process
+    says."""
     graph, out = _TIMED["graph"], _TIMED["out"]
-    start = time.thread_time()  # precise: the process's clock moves by scheduler ticks under an RLIMIT_CPU
     try:
         autodiff.backpropagate(out, 1.0)
         derivatives = floats([x.derivative for x in graph.leaves()])
     except WorkBudgetExceeded:
         return {"exceeded": True}
-    return {"derivatives": derivatives, "seconds": time.thread_time() - start}
+    return {"derivatives": derivatives}
 
 
 def _best_time(n, seed, limit, tag):
@@ -494,23 +504,26 @@ def _best_time(n, seed, limit, tag):
     The graph is built and the run made in the student's process (`timed_graph`, `timed_backpropagate`); this
     process brackets each run with marks the parent stamps with the CPU clock of the whole sandbox, as the
     kernel reports it (`{tag}:{run}:start/end`); graph construction stays outside, so that its linear cost does
-    not dilute a superlinear backward pass. `runs` are the student's process's own CPU timings (they only
-    decide when to stop or to measure more). After the first run, the grader's own linear pass (`_sweep`) over
-    the same graph, built HERE, is timed SWEEPS times by this thread's own CPU clock (`sweep`: the best, the
-    trusted process's time alone, which no thread or process of the student's can add to). `derivatives` are
-    each run's leaf derivatives: time is only worth points for runs that computed the right derivatives. The
-    garbage collector stays as the harness leaves it for every probe (enabled).
+    not dilute a superlinear backward pass. `runs` are the student's process's CPU time over each run as this
+    process reads it (`student_cpu`: they only decide when to stop or to measure more). After the first run, the
+    grader's own linear pass (`_sweep`) over the same graph, built HERE, is timed SWEEPS times by this thread's
+    own CPU clock (`sweep`: the best, the trusted process's time alone, which no thread or process of the
+    student's can add to). `derivatives` are each run's leaf derivatives: time is only worth points for runs that
+    computed the right derivatives. The garbage collector stays as the harness leaves it for every probe
+    (enabled).
     """
     runs, derivatives, nodes, sweep = [], [], 0, None
     for repeat in range(3):
         budget = 30 * n
         nodes = in_student_process(timed_graph, n, seed + repeat, budget)
         mark(f"{tag}:{repeat}:start")
+        started = student_cpu()
         run = in_student_process(timed_backpropagate)
+        spent = student_cpu() - started
         mark(f"{tag}:{repeat}:end")
         if run.get("exceeded"):
             return {"nodes": nodes, "exceeded": True, "budget": budget, "tag": tag}
-        runs.append(float(run["seconds"]))
+        runs.append(spent)
         derivatives.append(run["derivatives"])
         if repeat == 0:  # one pass per row: the judge pools the best pass per size over every row of it
             gc.collect()
