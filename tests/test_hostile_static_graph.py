@@ -15,7 +15,10 @@ are snippets in tests/files/hostile/probe_*.py appended to a base:
 * `probe_hide_depth_graph` on a recursive evaluation (`static_graph/buggy/recursive_evaluation`): writes
   `node.inputs.watch.watch_depth = False` on every node (the old probe's depth switch) and raises the limit with
   the interpreter's own setter: the deep chain still shows the recursion (the depth watch is the probes' own
-  module state), as on its twin.
+  module state), as on its twin;
+* (the red team's) `probe_infinite_value` asks `_evaluate` for a value that is infinite (once crashed the trusted
+  process and desynchronised the pipe), and `probe_threaded_levels` is a right run evaluating in a thread pool
+  (its requests once raced on the pipe and deadlocked): the twin's scores, and full marks.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ def graded(tmp_path_factory):
         "forget": k.compose(k.source(TWIN, TF), TF, "probe_forget_evaluations", when="none"),
         "own_kernels": k.compose(k.source("reference", TF), TF, "probe_own_kernels", when="none"),
         "hide_depth": k.compose(k.source(RECURSIVE, TF), TF, "probe_hide_depth_graph", when="none"),
+        "infinite": k.compose(k.source(TWIN, TF), TF, "probe_infinite_value", when="none"),
+        "threads": k.compose(k.source("reference", TF), TF, "probe_threaded_levels", when="none"),
     }
     with ThreadPoolExecutor(max_workers=2) as pool:
         options = GradeOptions(offering="all", problems=["static_graph"], jobs=1)
@@ -95,3 +100,20 @@ def test_switching_the_depth_watch_off_and_raising_the_limit_keeps_no_recursion_
     deep = {t.id: t for t in attack.tests}["deep_chain"]
     assert deep.score == 0 and deep.misconception == "recursion-limit", deep.message
     assert k.scores(attack) == k.scores(twin)
+
+
+def test_an_infinite_value_crosses_the_pipe_and_costs_only_what_the_twin_loses(graded):
+    attack, twin = graded["infinite"], graded["twin"]
+    assert attack.fault is None, attack.fault
+    assert k.scores(attack) == k.scores(twin), [(t.id, t.message[:160]) for t in attack.tests if not t.passed]
+    assert set(attack.misconceptions) == set(twin.misconceptions)
+    assert "ProtocolError" not in k.text_of(attack) and "Out of range" not in k.text_of(attack)
+
+
+def test_a_right_run_evaluating_in_threads_keeps_the_lazy_points(graded):
+    """Its requests take turns on the pipe; its `last_run_evaluated` (in the order its levels were listed, not the
+    order its threads' requests arrived) names the same nodes, each after its inputs. (Its deep chain is its own
+    business: a level scan over every node left is quadratic on 5000 nodes, and the work budget says so.)"""
+    p = graded["threads"]
+    assert p.fault is None, p.fault
+    assert all(t.score == t.max_score for t in p.tests if t.id in LAZY), [(t.id, t.message[:200]) for t in p.tests]

@@ -690,7 +690,8 @@ def student_process(config, reference, probe_codes, pipe):
                           name.startswith("probes.")},
         lambda exc: {**describe_error(exc, student_file), "ancestors": _ancestors(exc)})
     while True:
-        message = pipe.receive()
+        with objects.lock:  # a thread of graded code does not read or write the pipe in the middle of this
+            message = pipe.receive()
         if message is None:
             return
         op = message.get("op")

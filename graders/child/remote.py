@@ -27,6 +27,7 @@ Python stack (README "What the sandbox does not stop").
 
 from __future__ import annotations
 
+import base64
 import builtins
 import itertools
 import json
@@ -34,6 +35,7 @@ import math
 import os
 import struct
 import sys
+import threading
 import zlib
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
@@ -184,7 +186,7 @@ def _number(value: Any) -> Any:
 
 def _plain_value(value: Any, depth: int, reference: Callable[[Any], Any]) -> Any:
     """`value` as JSON: numbers, strings, lists, tuples ({"t"}), dicts ({"d": [[key, value], ...]}), NumPy arrays
-    ({"a", "dt"}); anything else as `reference(value)`."""
+    (their bytes: {"b", "dt", "sh"}); anything else as `reference(value)`."""
     if depth > MAX_DEPTH:
         raise ProtocolError("a value nested too deeply to send")
     if value is None or type(value) is str:
@@ -202,7 +204,9 @@ def _plain_value(value: Any, depth: int, reference: Callable[[Any], Any]) -> Any
                       for k, v in value.items()]}
     numpy = sys.modules.get("numpy")
     if numpy is not None and t is numpy.ndarray and value.dtype.kind in "biuf":
-        return {"a": value.tolist(), "dt": value.dtype.str}
+        # its bytes, not its numbers: exact, NaN and infinities included, and no JSON number per element
+        return {"b": base64.b64encode(numpy.ascontiguousarray(value).tobytes()).decode("ascii"),
+                "dt": value.dtype.str, "sh": list(value.shape)}
     return reference(value)
 
 
@@ -231,14 +235,24 @@ def _load_value(data: Any, depth: int, resolve: Callable[[Dict[str, Any]], Any])
         return out
     if "f" in data and data["f"] in ("nan", "inf", "-inf"):
         return float(data["f"])
-    if "a" in data and isinstance(data.get("dt"), str):
-        import numpy
-
-        try:
-            return numpy.array(data["a"], dtype=numpy.dtype(data["dt"]))
-        except (TypeError, ValueError) as exc:
-            raise ProtocolError("a malformed array") from exc
+    if "b" in data and isinstance(data.get("dt"), str) and isinstance(data.get("sh"), list):
+        return _array(data["b"], data["dt"], data["sh"])
     return resolve(data)
+
+
+def _array(encoded: Any, dtype: str, shape: List[Any]) -> Any:
+    """The NumPy array `_plain_value` sent as its bytes (a copy the receiver owns)."""
+    import numpy
+
+    try:
+        kind = numpy.dtype(dtype)
+        raw = base64.b64decode(str(encoded), validate=True)
+        if kind.kind not in "biuf" or not all(isinstance(n, int) and n >= 0 for n in shape) or \
+                len(raw) != kind.itemsize * math.prod(shape):
+            raise ValueError("an array whose bytes do not fit its type and shape")
+        return numpy.frombuffer(raw, dtype=kind).reshape(shape).copy()
+    except (TypeError, ValueError) as exc:
+        raise ProtocolError("a malformed array") from exc
 
 
 def describe_exception(exc: BaseException) -> Dict[str, Any]:
@@ -511,7 +525,10 @@ class StudentProcess:
         except BaseException as exc:  # a work budget exceeded (or another probe-level stop): stop the call
             self.pipe.send({"abort": str(exc)})
             return exc
-        self.pipe.send(value)
+        try:
+            self.pipe.send(value)
+        except (TypeError, ValueError) as exc:  # an answer that cannot be sent is an error, never a silence
+            self.pipe.send({"raise": describe_exception(exc)})
         return None
 
     def _perform(self, message: Dict[str, Any]) -> Dict[str, Any]:
@@ -648,6 +665,8 @@ class TrustedObjects:
         self.pipe = pipe
         self.reference, self.probes, self.describe = reference, probes or {}, describe
         self.proxies: Dict[int, Proxy] = {}
+        #: held for a whole request and its reply, and by the serving loop while it waits for a message
+        self.lock = threading.RLock()
         self.kinds: Dict[tuple, type] = {}
         self.methods: Dict[Any, frozenset] = {}
 
@@ -704,9 +723,10 @@ class TrustedObjects:
     def request(self, message: Dict[str, Any], owner: Proxy) -> Any:
         message["ref"] = object.__getattribute__(owner, "_number")
         try:
-            self.pipe.send(message)
-            reply = self._reply()
-            self.introduce(reply)
+            with self.lock:  # one exchange at a time: threads of the student's code take turns on the pipe
+                self.pipe.send(message)
+                reply = self._reply()
+                self.introduce(reply)
         except RecursionError:  # the student's own recursion met its limit here: its error, in its words
             raise RecursionError("maximum recursion depth exceeded") from None
         if "m" in reply:
@@ -747,7 +767,10 @@ class TrustedObjects:
             reply = {"op": "return", "v": self.value(value)}
         except BaseException as exc:  # the student's exception, whatever it is, is the call's outcome
             reply = {"op": "raise", "error": self.describe(exc)}
-        self.pipe.send(reply)
+        try:
+            self.pipe.send(reply)
+        except (TypeError, ValueError) as exc:  # a value that cannot be sent: the call's outcome is that error
+            self.pipe.send({"op": "raise", "error": self.describe(exc)})
 
     def _function(self, message: Dict[str, Any]) -> Callable:
         if message.get("op") == "call":
