@@ -15,7 +15,9 @@ import pytest
 
 from conftest import ROOT
 from graders import cache
+from graders.baseline import mutant_runs
 from graders.grade import GradeOptions, grade_submission
+from graders.spec import load_problems
 
 PROBLEM, FILE = "forward", "minitorch/forward.py"
 
@@ -32,6 +34,7 @@ def private_cache(tmp_path_factory):
     shutil.copy(ROOT / "reference" / FILE, sub / FILE)
     first = _grade(sub)
     assert first.fault is None and first.score == first.max_score
+    _mutants()  # a grading without unnamed failures never asks for them: built here, to be broken below
     yield sub
     cache.forget_verified()
     if before is None:
@@ -43,6 +46,14 @@ def private_cache(tmp_path_factory):
 def _grade(sub: Path):
     (problem,) = grade_submission(sub, GradeOptions(offering="all", problems=[PROBLEM])).problems
     return problem
+
+
+def _mutants():
+    """The problem's instructor mutants' runs (read from the cache, or rebuilt): each must have run."""
+    (spec,) = load_problems(only=[PROBLEM])
+    runs = mutant_runs(spec)
+    assert runs and all(run.load_error is None and run.fault is None for _, _, run in runs)
+    return runs
 
 
 def _one(pattern: str) -> Path:
@@ -96,6 +107,7 @@ def test_a_corrupt_artefact_is_rebuilt_and_the_grade_is_right(private_cache, how
     corrupt(target)
     problem = _grade(private_cache)
     assert problem.fault is None and problem.score == problem.max_score, (how, problem.fault)
+    _mutants()  # and a grading that needs them gets them right
     assert not list(cache.cache_root().rglob("*.discarded-*")), "what was moved aside is deleted"
 
 
