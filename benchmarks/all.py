@@ -32,8 +32,10 @@ sys.path.insert(0, str(HERE))
 
 
 def run(script: str, *args: str) -> str:
-    """The script's standard output (its standard error goes to ours)."""
+    """The script's standard output, shown as it ends (its standard error goes to ours)."""
+    print(f"$ python benchmarks/{script} {' '.join(args)}", flush=True)
     done = subprocess.run([sys.executable, str(HERE / script), *args], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    print(done.stdout, flush=True)
     if done.returncode != 0:
         print(f"{script} ended with status {done.returncode}", file=sys.stderr)
     return done.stdout

@@ -25,10 +25,23 @@ def thin(xs: Sequence[Any], ys: Sequence[Any], cap: int = MAX_POINTS) -> Tuple[L
     return [xs[i] for i in keep], [ys[i] for i in keep]
 
 
+def plain_log_ticks(fig) -> None:
+    """Log-scaled axes of `fig` labelled in plain numbers (1000, 1e+06) instead of matplotlib's default
+    10^3 written in mathtext, whose parser costs about half a second the first time a process draws one."""
+    from matplotlib.ticker import LogFormatter
+
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_scale() == "log":  # the plain formatter, with its labels between decades on short axes
+                axis.set_major_formatter(LogFormatter(labelOnlyBase=False))
+                axis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
+
+
 def svg(fig) -> str:
-    """The figure as inline SVG text (from `<svg`), the figure closed."""
+    """The figure as inline SVG text (from `<svg`), the figure closed; log axes labelled in plain numbers."""
     import matplotlib.pyplot as plt  # already imported by whoever made `fig`
 
+    plain_log_ticks(fig)
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight")
     plt.close(fig)
