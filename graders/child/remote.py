@@ -104,12 +104,14 @@ class Pipe:
         #: the student's process's end reads only the trusted process's messages: a RecursionError there is the
         #: student's own recursion reaching its limit (it is raised as such)
         self.trusted_peer = trusted_peer
+        self._writing = threading.Lock()
 
     def send(self, message: Dict[str, Any]) -> None:
         data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
         view = memoryview(_HEADER.pack(_MARKER, len(data), zlib.crc32(data)) + data)
-        while view:
-            view = view[os.write(self.write_fd, view):]
+        with self._writing:  # a frame is written whole, whichever thread sends another
+            while view:
+                view = view[os.write(self.write_fd, view):]
 
     def receive(self) -> Optional[Dict[str, Any]]:
         """The next frame's message, None at end of file; bytes before it that are no frame are skipped (and
