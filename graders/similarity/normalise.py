@@ -32,17 +32,27 @@ EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Del
 
 
 def _preorder(root: ast.AST) -> List[ast.AST]:
+    """`root` and every node under it but the expression contexts (the order `ast.iter_child_nodes` on a stack
+    gives, read from the node's `_fields` directly: this walk is most of similarity screening's time)."""
     order: List[ast.AST] = []
     stack = [root]
     while stack:
         node = stack.pop()
         order.append(node)
-        stack.extend(ast.iter_child_nodes(node))
+        for name in node._fields:
+            if name == "ctx":  # Load/Store/Del: a shared marker, read through its node, never walked
+                continue
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                stack.append(value)
+            elif type(value) is list:
+                stack.extend([item for item in value if isinstance(item, ast.AST)])
     return order
 
 
 def _map_children(node: ast.AST, fn: Callable[[ast.expr], ast.expr]) -> None:
-    for name, value in ast.iter_fields(node):
+    for name in node._fields:
+        value = getattr(node, name, None)
         if isinstance(value, ast.expr):
             new = fn(value)
             if new is not value:
@@ -269,18 +279,66 @@ def _drop_dead(blocks: Sequence[List[ast.stmt]], read: Set[str], dropped: Option
     return changed
 
 
+def _functions_and_loads(tree: ast.Module) -> Tuple[List[ast.AST], Dict[int, List[int]], Dict[int, Set[str]]]:
+    """The functions of `tree` in preorder, each one's enclosing functions, and the names each one's subtree
+    loads (what `_loaded` gives for each), in one walk."""
+    functions: List[ast.AST] = []
+    enclosing: Dict[int, List[int]] = {}
+    loads: Dict[int, Set[str]] = {}
+    stack: List[Tuple[ast.AST, Tuple[int, ...]]] = [(tree, ())]
+    while stack:
+        node, outer = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions.append(node)
+            enclosing[id(node)] = list(outer)
+            loads[id(node)] = set()
+            outer = outer + (id(node),)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Load, ast.Del)):
+            for fn in outer:
+                loads[fn].add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for fn in outer:
+                loads[fn].update(node.names)
+        children = []
+        for name in node._fields:
+            if name == "ctx":
+                continue
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                children.append(value)
+            elif type(value) is list:
+                children.extend(item for item in value if isinstance(item, ast.AST))
+        stack.extend((child, outer) for child in children)
+    return functions, enclosing, loads
+
+
 def _remove_dead_stores(tree: ast.Module) -> Set[str]:
-    """Drop the dead stores; the module-level names dropped (what the rest of the file decided)."""
+    """Drop the dead stores; the module-level names dropped (what the rest of the file decided).
+
+    Each round takes the functions in preorder, then the module. A function is taken again in a later round only
+    when its subtree changed in the one before (its own drops or a nested function's): with the same statements
+    and the same names loaded, it would drop nothing new. The names a function's subtree loads are those of one
+    walk of the file while nothing in it has changed (no drop of another function reaches into it)."""
     dropped: Set[str] = set()
-    functions = [n for n in _preorder(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions, enclosing, loads = _functions_and_loads(tree)
+    dirty = {id(fn) for fn in functions}
+    fresh = set(dirty)  # functions whose subtree is as the walk saw it
     for _ in range(3):  # a store read only by a dead store is dead next round
-        changed = False
+        changed, touched = False, set()
         for fn in functions:
-            changed |= _drop_dead(_blocks(fn, stop_at_functions=True), _loaded(fn))
+            if id(fn) not in dirty:
+                continue
+            read = loads[id(fn)] if id(fn) in fresh else _loaded(fn)
+            if _drop_dead(_blocks(fn, stop_at_functions=True), read):
+                changed = True
+                touched.add(id(fn))
+                touched.update(enclosing[id(fn)])
+                fresh.difference_update(touched)
         module_blocks = _blocks(tree, stop_at_functions=True)
         changed |= _drop_dead(module_blocks, _loaded(tree), dropped)
         if not changed:
             break
+        dirty = touched
     return dropped
 
 
