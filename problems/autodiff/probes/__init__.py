@@ -481,7 +481,10 @@ def student_cpu():
     whether it measures more), or this thread's when everything runs in one process (the reference's runs)."""
     if probekit.STUDENT is None:
         return time.thread_time()
-    return time.clock_gettime(((~probekit.STUDENT.pid) << 3) | 2)  # the process's CPU clock (clock_getcpuclockid)
+    try:
+        return time.clock_gettime(((~probekit.STUDENT.pid) << 3) | 2)  # its CPU clock (clock_getcpuclockid)
+    except OSError:  # a kernel that will not say: no run looks slow, every size is measured (the parent times them)
+        return 0.0
 
 
 def timed_backpropagate():
