@@ -182,17 +182,13 @@ def mutant_run(problem: ProblemSpec, path: Path, seed: int = DEFAULT_SEED) -> Tu
     return path.stem, misconception_of(path), run
 
 
-def mutant_runs(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> List[Tuple[str, str, ChildRun]]:
-    """(mutant name, misconception id, run) for every instructor mutant of the problem."""
-    return [mutant_run(problem, path, seed) for path in mutant_files(problem)]
-
-
 def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def _all_mutant_runs(problem: ProblemSpec, seed: int) -> List[Tuple[str, str, ChildRun]]:
-    """Every mutant's run, the missing ones built at once, one child per core."""
+def mutant_runs(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> List[Tuple[str, str, ChildRun]]:
+    """(mutant name, misconception id, run) for every instructor mutant of the problem, the missing runs built at
+    once, one child per core."""
     mutants = mutant_files(problem)
     if not mutants:
         return []
@@ -214,7 +210,7 @@ class MutantRuns:
     def __call__(self) -> List[Tuple[str, str, ChildRun]]:
         with self._lock:
             if self._runs is None:
-                self._runs = _all_mutant_runs(self.problem, self.seed)
+                self._runs = mutant_runs(self.problem, self.seed)
             return self._runs
 
 
