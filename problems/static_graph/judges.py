@@ -236,9 +236,10 @@ def _same_run(reported: List[str], evaluations: List[str], graph: Structure) -> 
         return True
     if Counter(reported) != Counter(evaluations):
         return False
+    listed: Set[str] = set(reported)
     seen: Set[str] = set()
     for name in reported:
-        if any(i in set(reported) and i not in seen for i in graph.inputs(name)):
+        if any(i in listed and i not in seen for i in graph.inputs(name)):
             return False
         seen.add(name)
     return True

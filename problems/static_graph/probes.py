@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import builtins
 import sys
-from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -48,6 +49,22 @@ MAX_REPORTED = 10_000
 # ------------------------------------------------------------------ instrumentation
 
 
+@contextmanager
+def evaluation_replaced(evaluate: Callable, kernel: Callable[[Callable], Callable]) -> Iterator[None]:
+    """While active, `Session._evaluate` is `evaluate` and every registered op kernel is `kernel(the given one)`
+    (the gradient rules unchanged); the given ones again after."""
+    given_evaluate, given_ops = tf.Session._evaluate, dict(tf._OPS)
+    tf.Session._evaluate = evaluate
+    for op_type, opdef in given_ops.items():
+        tf._OPS[op_type] = tf._OpDef(kernel(opdef.kernel), opdef.grad)
+    try:
+        yield
+    finally:
+        tf.Session._evaluate = given_evaluate
+        tf._OPS.clear()
+        tf._OPS.update(given_ops)
+
+
 class Watch:
     """Records node evaluations (names, in call order) and bounds the work of a traversal.
 
@@ -63,7 +80,7 @@ class Watch:
         self.uses = 0
         self.active = False
         self._inside = 0
-        self._saved: Optional[tuple] = None
+        self._replacement: Any = None
 
     # evidence
     def _note(self, node: Any) -> None:
@@ -81,11 +98,10 @@ class Watch:
 
     # installing and removing the wrappers
     def __enter__(self) -> Watch:
+        self.active = True
         if self.uses_only:  # a budget on the graph's uses (the evaluations are recorded elsewhere)
-            self.active = True
             return self
         evaluate = tf.Session._evaluate
-        ops = dict(tf._OPS)
         watch = self
 
         def counted_evaluate(session: Any, node: Any, inputs: Any) -> Any:
@@ -104,21 +120,15 @@ class Watch:
 
             return run
 
-        self._saved = (evaluate, ops)
-        tf.Session._evaluate = counted_evaluate
-        for op_type, opdef in ops.items():
-            tf._OPS[op_type] = tf._OpDef(counted(opdef.kernel), opdef.grad)
-        self.active = True
+        self._replacement = evaluation_replaced(counted_evaluate, counted)
+        self._replacement.__enter__()
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.active = False
-        if self._saved is None:
-            return
-        evaluate, ops = self._saved
-        tf.Session._evaluate = evaluate
-        tf._OPS.clear()
-        tf._OPS.update(ops)
+        if self._replacement is not None:
+            self._replacement.__exit__(*exc)
+            self._replacement = None
 
     def instrument(self, graph: Any) -> None:
         """Every node of `graph` now reports each use of its `inputs` to this watch."""
@@ -293,40 +303,19 @@ def _raise_as_given(record: Dict[str, Any], node: Any) -> None:
     raise (builtin if isinstance(builtin, type) and issubclass(builtin, Exception) else RuntimeError)(message)
 
 
-class EvaluatedThere:
+def _asked(ask: Callable[[Any, Any], Any], node: Any, inputs: Any) -> Any:
+    """`ask(node's name, inputs)` of the trusted side; an error it describes raised here as the given class."""
+    out = ask(str(getattr(node, "name", "?")), list(inputs))
+    if isinstance(out, dict) and "__error__" in out:
+        _raise_as_given(out["__error__"], node)
+    return out
+
+
+def evaluated_there(evaluator: Any) -> Any:
     """While active (in the student's process), `Session._evaluate` and every op kernel ask `evaluator` (the
     trusted side) for the value: the evaluations are recorded there."""
-
-    def __init__(self, evaluator: Any):
-        self.evaluator = evaluator
-        self._saved: Optional[tuple] = None
-
-    def _asked(self, ask: Callable[[Any, Any], Any], node: Any, inputs: Any) -> Any:
-        out = ask(str(getattr(node, "name", "?")), list(inputs))
-        if isinstance(out, dict) and "__error__" in out:
-            _raise_as_given(out["__error__"], node)
-        return out
-
-    def __enter__(self) -> EvaluatedThere:
-        evaluator, there = self.evaluator, self
-        self._saved = (tf.Session._evaluate, dict(tf._OPS))
-
-        def evaluate(session: Any, node: Any, inputs: Any) -> Any:
-            return there._asked(evaluator.evaluate, node, inputs)
-
-        def kernel_of(op_type: str) -> Callable:
-            return lambda node, inputs: there._asked(evaluator.kernel, node, inputs)
-
-        tf.Session._evaluate = evaluate
-        for op_type, opdef in self._saved[1].items():
-            tf._OPS[op_type] = tf._OpDef(kernel_of(op_type), opdef.grad)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        evaluate, ops = self._saved
-        tf.Session._evaluate = evaluate
-        tf._OPS.clear()
-        tf._OPS.update(ops)
+    return evaluation_replaced(lambda session, node, inputs: _asked(evaluator.evaluate, node, inputs),
+                               lambda given: lambda node, inputs: _asked(evaluator.kernel, node, inputs))
 
 
 #: the graph of the lazy probe running in this (the student's) process: probe id -> (graph, runs)
@@ -345,7 +334,7 @@ def lazy_case_here(probe_id: str, index: int, evaluator: Any, budget: int) -> Di
     case = cases[index]
     watch = Watch(budget, uses_only=True)  # a runaway traversal stops here (the budget, not the evidence)
     watch.instrument(graph)
-    with watch, EvaluatedThere(evaluator), graph.as_default():
+    with watch, evaluated_there(evaluator), graph.as_default():
         session = tf.Session(graph, constant_folding=False)
         value = capture(lambda: session.run(case.fetches, case.feeds))
     return {"value": value,
