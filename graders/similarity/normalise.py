@@ -31,22 +31,30 @@ MAX_RUN = 40
 EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Delete, ast.Global, ast.Nonlocal)
 
 
+def _children(node: ast.AST) -> List[ast.AST]:
+    """`node`'s child nodes in `ast.iter_child_nodes`' order but the expression context (Load/Store/Del: a shared
+    marker, read through its node, never walked), read from `_fields` directly (the walks below are most of
+    similarity screening's time)."""
+    found: List[ast.AST] = []
+    for name in node._fields:
+        if name == "ctx":
+            continue
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            found.append(value)
+        elif type(value) is list:
+            found.extend([item for item in value if isinstance(item, ast.AST)])
+    return found
+
+
 def _preorder(root: ast.AST) -> List[ast.AST]:
-    """`root` and every node under it but the expression contexts (the order `ast.iter_child_nodes` on a stack
-    gives, read from the node's `_fields` directly: this walk is most of similarity screening's time)."""
+    """`root` and every node under it but the expression contexts (`_children` on a stack)."""
     order: List[ast.AST] = []
     stack = [root]
     while stack:
         node = stack.pop()
         order.append(node)
-        for name in node._fields:
-            if name == "ctx":  # Load/Store/Del: a shared marker, read through its node, never walked
-                continue
-            value = getattr(node, name, None)
-            if isinstance(value, ast.AST):
-                stack.append(value)
-            elif type(value) is list:
-                stack.extend([item for item in value if isinstance(item, ast.AST)])
+        stack.extend(_children(node))
     return order
 
 
@@ -299,16 +307,7 @@ def _functions_and_loads(tree: ast.Module) -> Tuple[List[ast.AST], Dict[int, Lis
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             for fn in outer:
                 loads[fn].update(node.names)
-        children = []
-        for name in node._fields:
-            if name == "ctx":
-                continue
-            value = getattr(node, name, None)
-            if isinstance(value, ast.AST):
-                children.append(value)
-            elif type(value) is list:
-                children.extend(item for item in value if isinstance(item, ast.AST))
-        stack.extend((child, outer) for child in children)
+        stack.extend((child, outer) for child in _children(node))
     return functions, enclosing, loads
 
 
