@@ -480,7 +480,7 @@ def pooled_best(timed: List[Dict[str, Any]]) -> Dict[int, float]:
 
 def sweep_best(rows: List[Dict[str, Any]]) -> Dict[int, float]:
     """{node count: the best time of the grader's own linear pass over that size's graphs} (the probe's `_sweep`,
-    timed by the trusted process's own CPU clock after each row's first run: `sweep`)."""
+    timed by the trusted process's own thread clock after each row's first run: `sweep`)."""
     best: Dict[int, float] = {}
     for row in rows:
         nodes, sweep = row.get("nodes"), row.get("sweep")
@@ -514,12 +514,12 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     gives ≈ 2, quadratic ≈ 4; the bound (`max_ratio`, 3.3 in problem.toml) sits between.
 
     Each size is also compared with the grader's own linear pass over the same graph (`sweep_best`), timed after
-    each row's first run by the trusted process's own CPU clock (no code of the student's can add to it):
+    each row's first run by the trusted process's own thread clock (no code of the student's can add to it):
     - the pair's ratio over the pass's ratio is how much faster than linear work the time grew (linear ≈ 1,
-      quadratic ≈ 2: measured 0.99-1.03 and 1.90-2.07 on a quiet machine); the cache and the machine slow both
-      alike, so a linear solution whose ratio a busy machine pushed over `max_ratio` still passes when this
-      growth is at most `max_growth` (1.45; the pass's ratio counted up to MAX_SWEEP_RATIO). A verdict of
-      quadratic needs both over their bounds;
+      quadratic ≈ 2: measured 0.94-1.12 and 1.72-2.18, quiet and beside CPU and memory hogs); the cache and the
+      machine slow both alike, so a linear solution whose ratio a busy machine pushed over `max_ratio` still
+      passes when this growth is at most `max_growth` (1.45; the pass's ratio counted up to MAX_SWEEP_RATIO).
+      A verdict of quadratic needs both over their bounds;
     - right linear traversals take 2-4x that pass (measured: every valid case 2.0-3.6x), so time padded evenly
       across sizes (a flat ratio that hides a quadratic) costs the points when the student's best time at some
       size is over `max_slowdown` (12) times the pass's.

@@ -425,9 +425,10 @@ def work_on_diamonds(_):
 
 #: CPU seconds after which a timed run stops its size (and the probe its sizes): the reference needs about 0.035 s
 #: at 16000 nodes, so this is over 20 times that (the next size, twice as big, would take longer still: a verdict
-#: the judge gives on the sizes measured, "the timing stopped early"). CPU time of the thread that ran it
-#: (`time.thread_time`), not the wall clock: a busy machine must not stop a valid solution early. Above the
-#: 0.5 s a padded quadratic spends per run (autodiff/buggy/quadratic_padded), which is judged on every size.
+#: the judge gives on the sizes measured, "the timing stopped early"). CPU time of the student's process as the
+#: trusted process reads it (`student_cpu`), not the wall clock: a busy machine must not stop a valid solution
+#: early. Above the 0.5 s a padded quadratic spends per run (autodiff/buggy/quadratic_padded), which is judged on
+#: every size.
 SLOW_RUN = 0.75
 #: the largest pair is measured again, in up to MORE_ROUNDS more rounds, while its ratio is in NEAR_BOUND (a
 #: clear verdict needs no more runs) and the probe has spent less than MORE_BUDGET CPU seconds
