@@ -35,6 +35,7 @@ stderr; batch grading refuses it unless told `--allow-weak-sandbox`; results rec
 from __future__ import annotations
 
 import fcntl
+import importlib.util
 import os
 import shutil
 import struct
@@ -262,6 +263,21 @@ def runtime() -> Tuple[Path, Path, Path]:
     return prefix, stdlib, site
 
 
+def allowed_package_files(site: Path) -> List[str]:
+    """What of `site` the sandbox shows (relative paths): ALLOWED_PACKAGES, and the bytecode of a single-module
+    package (`__pycache__/typing_extensions.<tag>.pyc`: without it every child compiled the module again)."""
+    shown = []
+    for name in ALLOWED_PACKAGES:
+        if not (site / name).exists():
+            continue
+        shown.append(name)
+        if name.endswith(".py"):
+            cached = Path(importlib.util.cache_from_source(str(site / name)))
+            if cached.is_file():
+                shown.append(cached.relative_to(site).as_posix())
+    return shown
+
+
 def base_site_packages() -> List[Path]:
     """The site-packages folders of the base interpreter (not of a venv built on it), existing ones."""
     paths = sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})
@@ -344,9 +360,8 @@ def bwrap_command(
     view.ro(prefix, prefix)
     if site.is_relative_to(prefix):
         view.args += ["--tmpfs", str(site)]
-        for name in ALLOWED_PACKAGES:
-            if (site / name).exists():
-                view.ro(site / name, site / name)
+        for rel in allowed_package_files(site):
+            view.ro(site / rel, site / rel)
         view.args += ["--remount-ro", str(site)]
     else:
         # a venv: the base interpreter's own site-packages (inside `prefix`) may hold torch; hide it
@@ -354,9 +369,8 @@ def bwrap_command(
             if base_site.is_relative_to(prefix):
                 view.args += ["--tmpfs", str(base_site), "--remount-ro", str(base_site)]
         view.args += ["--tmpfs", "/sandbox-site"]
-        for name in ALLOWED_PACKAGES:
-            if (site / name).exists():
-                view.ro(site / name, Path("/sandbox-site") / name)
+        for rel in allowed_package_files(site):
+            view.ro(site / rel, Path("/sandbox-site") / rel)
         view.args += ["--remount-ro", "/sandbox-site"]
         extra.append("/sandbox-site")
     for inside, host in mapping.items():
