@@ -425,23 +425,29 @@ class StudentProcess:
 
     def _describe_pending(self) -> List[Dict[str, Any]]:
         """Descriptions of the objects handed over since the last message (their static values may hand over
-        more: a worklist, never a recursion)."""
+        more: a worklist, never a recursion). An instance's entry names its class by number; the first entry of
+        a class also carries what is the same for all of its objects (name, methods, callable, linear method)."""
         described = []
         while self._pending:
             obj = self._pending.pop()
-            owner = obj if isinstance(obj, type) else type(obj)
-            entry: Dict[str, Any] = {"r": self.numbers[id(obj)], "n": getattr(owner, "__name__", "object"),
-                                     "call": callable(obj)}
-            if not isinstance(obj, type):
-                shown = exposure(obj)
-                if type(obj) not in self.classes:
-                    self.classes[type(obj)] = len(self.classes) + 1
-                    entry["k"] = _methods(type(obj))
-                entry["c"] = self.classes[type(obj)]
-                entry["s"] = {name: self.export(getattr(obj, name)) for name in shown.static}
-                entry["p"] = {name: self.export(getattr(obj, name)()) for name in shown.pure}
+            number = self.numbers[id(obj)]
+            if isinstance(obj, type):
+                described.append({"r": number, "n": getattr(obj, "__name__", "object"), "call": callable(obj)})
+                continue
+            shown = exposure(obj)
+            entry: Dict[str, Any] = {"r": number}
+            if type(obj) not in self.classes:
+                self.classes[type(obj)] = len(self.classes) + 1
+                entry["n"] = getattr(type(obj), "__name__", "object")
+                entry["call"] = callable(obj)
+                entry["k"] = _methods(type(obj))
                 if shown.linear is not None:
                     entry["lin"] = list(shown.linear)
+            entry["c"] = self.classes[type(obj)]
+            if shown.static:
+                entry["s"] = {name: self.export(getattr(obj, name)) for name in shown.static}
+            if shown.pure:
+                entry["p"] = {name: self.export(getattr(obj, name)()) for name in shown.pure}
             described.append(entry)
         return described
 
@@ -658,6 +664,16 @@ class RemoteMethod:
         return f"<bound method {self.__name__}>"
 
 
+@dataclass(frozen=True)
+class _ProxyClass:
+    """What every proxy of one trusted class shares (the student's process's side)."""
+
+    proxy: type
+    methods: frozenset
+    #: (method, parents attribute, weights attribute) of a linear method (`Exposure.linear`), else None
+    linear: Optional[Tuple[str, str, str]]
+
+
 class TrustedObjects:
     """The student's process's end: proxies for the trusted process's objects, requests about them, and the
     trusted process's calls (`serve_call`) of the student's functions (the swap symbols of `reference`, the
@@ -672,7 +688,7 @@ class TrustedObjects:
         #: held for a whole request and its reply, and by the serving loop while it waits for a message
         self.lock = threading.RLock()
         self.kinds: Dict[tuple, type] = {}
-        self.methods: Dict[Any, frozenset] = {}
+        self.classes: Dict[Any, _ProxyClass] = {}
 
     # -- values
 
@@ -702,25 +718,38 @@ class TrustedObjects:
         made = []
         for entry in new:
             number = entry.get("r")
-            if isinstance(entry.get("k"), list):
-                self.methods[entry.get("c")] = frozenset(n for n in entry["k"] if isinstance(n, str))
-            kind = (str(entry.get("n") or "object"), bool(entry.get("call")))
-            if kind not in self.kinds:
-                self.kinds[kind] = type(kind[0], (CallableProxy if kind[1] else Proxy,), {"__slots__": ()})
-            proxy: Proxy = object.__new__(self.kinds[kind])
+            kind = self._class_of(entry)
+            proxy: Proxy = object.__new__(kind.proxy)
             object.__setattr__(proxy, "_remote", self)
             object.__setattr__(proxy, "_number", number)
-            object.__setattr__(proxy, "_methods", self.methods.get(entry.get("c"), frozenset()))
+            object.__setattr__(proxy, "_methods", kind.methods)
             self.proxies[number] = proxy
-            made.append((proxy, entry))
-        for proxy, entry in made:
+            made.append((proxy, entry, kind.linear))
+        for proxy, entry, linear in made:
             static = {k: self.load(v) for k, v in (entry.get("s") or {}).items()}
             for name, value in (entry.get("p") or {}).items():
                 static[name] = _constant(self.load(value))
-            linear = entry.get("lin")
-            if isinstance(linear, list) and len(linear) == 3:
-                static[str(linear[0])] = _linear(static.get(linear[1]) or [], static.get(linear[2]) or [])
+            if linear is not None:
+                static[linear[0]] = _linear(static.get(linear[1]) or [], static.get(linear[2]) or [])
             object.__setattr__(proxy, "_static", static)
+
+    def _class_of(self, entry: Dict[str, Any]) -> _ProxyClass:
+        """What the proxies of an entry's class share: described in the class's first entry, named by number in
+        the others (an entry without a class number, a class handed over itself, describes its own)."""
+        known = self.classes.get(entry.get("c"))
+        if known is not None:
+            return known
+        name, call = str(entry.get("n") or "object"), bool(entry.get("call"))
+        if (name, call) not in self.kinds:
+            self.kinds[(name, call)] = type(name, (CallableProxy if call else Proxy,), {"__slots__": ()})
+        methods = frozenset(n for n in entry.get("k") or () if isinstance(n, str))
+        linear = entry.get("lin")
+        shared = _ProxyClass(self.kinds[(name, call)], methods,
+                             (str(linear[0]), str(linear[1]), str(linear[2]))
+                             if isinstance(linear, list) and len(linear) == 3 else None)
+        if entry.get("c") is not None:
+            self.classes[entry.get("c")] = shared
+        return shared
 
     # -- requests about trusted objects
 
@@ -787,7 +816,7 @@ class TrustedObjects:
 
     def clear(self) -> None:
         self.proxies.clear()
-        self.methods.clear()
+        self.classes.clear()
 
 
 def _constant(value: Any) -> Callable[[], Any]:
