@@ -140,13 +140,14 @@ def test_liar_values_change_nothing(faked):
 
 def test_result_channel_flood_is_cut_quickly(faked):
     """100 MiB without a newline on every descriptor: the student's process reaches only the trusted process's
-    pipe, which skips bytes that are no frame in linear time and notes them (the parent's own caps on its
-    channel are tested at the seam: test_hostile_limits)."""
+    pipe, which skips bytes that are no frame in linear time up to 64 MiB (remote.MAX_SKIPPED), then stops the
+    student's process for breaking the protocol and says so (the parent's own caps on its channel are tested at
+    the seam: test_hostile_limits)."""
     attacked, base = _versus_base(faked, "flood", "ops")
     assert attacked.fault is None
     assert attacked.score <= base.score
     text = k.text_of(attacked)
-    assert "no message of the harness (104857600 bytes" in text, text
+    assert "broke the grader's protocol: more than 64 MiB written on the grader's pipe that are no message" in text
     assert attacked.seconds < 15, attacked.seconds  # not the wall-clock limit (60 s): no quadratic re-scanning
 
 

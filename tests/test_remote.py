@@ -209,6 +209,28 @@ def test_a_frame_that_is_not_a_json_object_is_a_protocol_error():
     os.close(read)
 
 
+def test_junk_past_the_cap_is_a_protocol_error_on_the_trusted_side(monkeypatch):
+    """Up to MAX_SKIPPED bytes that are no frame are skipped; past it, the student's process broke the protocol
+    (a gigabyte flood would otherwise cost the probes' time); the student's side, reading only the trusted
+    process, has no such cap."""
+    monkeypatch.setattr(remote, "MAX_SKIPPED", 4096)
+    for trusted_peer, raises in ((False, True), (True, False)):
+        read, write = os.pipe()
+        sender, receiver = remote.Pipe(-1, write), remote.Pipe(read, -1, trusted_peer=trusted_peer)
+        os.write(write, b"\x00junk" * 400)  # 2000 bytes: skipped
+        sender.send({"op": "x"})
+        assert receiver.receive() == {"op": "x"}
+        os.write(write, b"\x00junk" * 800)  # 4000 more: past the cap
+        sender.send({"op": "y"})
+        if raises:
+            with pytest.raises(remote.ProtocolError, match="no message of the harness"):
+                receiver.receive()
+        else:
+            assert receiver.receive() == {"op": "y"}
+        os.close(write)
+        os.close(read)
+
+
 def test_objects_the_trusted_side_hands_over_are_one_proxy_each(student):
     graph = Graph(Counter())
     a = graph.leaf()

@@ -45,6 +45,9 @@ _MARKER = b"\xf3\x9aGr"
 _HEADER = struct.Struct(">4sII")
 #: the largest message either side accepts (the parent's result lines are capped the same)
 MAX_MESSAGE = 4 * 1024 * 1024
+#: bytes that are no frame the trusted side skips (junk graded code writes on every descriptor it has) before
+#: it counts the student's process as breaking the protocol: skipping gigabytes would take the probes' time
+MAX_SKIPPED = 64 * 1024 * 1024
 #: nesting of values beyond which a value is not sent (a hostile value cannot exhaust either side's stack)
 MAX_DEPTH = 50
 #: items of an iterable the student's function returns that are sent back (a generator may never end)
@@ -157,6 +160,9 @@ class Pipe:
     def _skip(self, count: int) -> None:
         del self._buffer[:count]
         self.skipped += count
+        if self.skipped > MAX_SKIPPED and not self.trusted_peer:
+            raise ProtocolError(f"more than {MAX_SKIPPED >> 20} MiB written on the grader's pipe that are no "
+                                "message of the harness")
 
     def _fill(self, size: int) -> bool:
         """At least `size` bytes in the buffer (one read usually brings a whole frame): False at end of file."""
