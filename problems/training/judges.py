@@ -1,5 +1,6 @@
 """Parent-side judges and inputs for `training`. The held-out labels never leave this process."""
 
+import zipfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
@@ -35,12 +36,17 @@ def prepare_inputs(dest: Path) -> None:
     embeddings = datasets.load_embeddings()
     X_train, y_train = datasets.encode_sentences(train, embeddings, max_len=MAX_LEN)
     X_held, _ = datasets.encode_sentences(heldout(), embeddings, max_len=MAX_LEN)
-    np.savez_compressed(
-        dest / "data.npz",
-        X_train=np.asarray(X_train, dtype=np.float64),
-        y_train=np.asarray(y_train, dtype=np.float64),
-        X_heldout=np.asarray(X_held, dtype=np.float64),
-    )
+    _write_npz(dest / "data.npz", X_train=np.asarray(X_train, dtype=np.float64),
+               y_train=np.asarray(y_train, dtype=np.float64), X_heldout=np.asarray(X_held, dtype=np.float64))
+
+
+def _write_npz(path: Path, **arrays: np.ndarray) -> None:
+    """An .npz `np.load` reads, deflated at level 1: as small as `np.savez_compressed`'s (the padding rows of
+    zeros are most of it) in a quarter of the time (the first grading of a class waits for it)."""
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for name, array in arrays.items():
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, array, allow_pickle=False)
 
 
 #: Tolerances of the loss test, from the maths. With p in [0.05, 0.95] and a stabilising
