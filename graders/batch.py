@@ -29,6 +29,9 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import __version__
+from .assemble import stack_for
+from .baseline import reference_run
+from .faults import INJECT_ENV
 from .grade import GradeOptions, grade_submission
 from .gradebook import GRADEBOOK, Gradebook, GradedSubmission, SubmissionRow
 from .intake import open_submission
@@ -378,6 +381,8 @@ def _collect(executor: Executor, tasks: Sequence[GradeTask], book: Gradebook, ru
     """Record every task's result as it completes; return the tasks lost to a broken worker pool
     (unless `last_chance`: then they are recorded as faults)."""
     started = time.time()
+    warming = [executor.submit(warm_problem, problem, tasks[0].offering, tasks[0].seed)
+               for problem in (tasks[0].problems if tasks and not os.environ.get(INJECT_ENV) else ())]
     futures: Dict[Future, GradeTask] = {executor.submit(grade_task, t): t for t in tasks}
     lost: List[GradeTask] = []
     try:
@@ -398,10 +403,24 @@ def _collect(executor: Executor, tasks: Sequence[GradeTask], book: Gradebook, ru
             if on_record:
                 on_record(graded)
     except BaseException:
-        for future in futures:
+        for future in [*warming, *futures]:
             future.cancel()
         raise
     return lost
+
+
+def warm_problem(problem_id: str, offering: str, seed: int) -> None:
+    """Build what every grading of a problem reads (the stack its students' files run on, its inputs, the
+    reference's run) before the first submissions are graded: the first tasks of a batch with an empty cache
+    then find them built, by the workers in parallel, instead of each waiting on them in turn. Runs on a worker
+    (a Dask worker builds its own cache); what fails here is built again, and met as a fault, by the grading.
+    Skipped when faults are injected (tests: the gradings are to meet them)."""
+    try:
+        (spec,) = offering_problems(get_offering(offering), only=[problem_id])
+        stack_for(spec)
+        reference_run(spec, seed)
+    except Exception:  # the gradings build it again and say what failed
+        pass
 
 
 def _version_warning(run: BatchRun, version: str) -> None:

@@ -414,3 +414,17 @@ def test_sigkill_of_a_worker_process_hands_its_work_to_a_new_pool(tmp_path):
     assert proc.returncode == 0, (stdout, stderr)
     assert "handed to a new pool" in stdout, stdout
     _assert_consistent(out, KILL_CLASS, complete=True)
+
+
+def test_warming_builds_what_every_grading_of_a_problem_reads_and_never_raises(tmp_path, monkeypatch):
+    """The tasks a batch starts with (one per problem): the problem's stack and the reference's run are in the
+    (here empty) cache afterwards, so the first gradings do not build them one after the other; a problem that
+    cannot be warmed costs nothing there (its gradings meet the fault)."""
+    monkeypatch.setenv("AUTOGRADE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("AUTOGRADE_INJECT_FAULTS", raising=False)
+    batch_module.warm_problem("network", "s26", 2026)
+    from graders.cache import cache_root
+
+    assert (cache_root() / "stacks" / "network" / ".manifest.json").is_file()
+    assert list((cache_root() / "runs" / "network").glob("reference-*-2026.json"))
+    batch_module.warm_problem("no_such_problem", "s26", 2026)  # no exception
