@@ -186,3 +186,44 @@ def test_each_user_has_a_work_folder_and_a_foreign_one_is_refused(tmp_path, monk
     monkeypatch.setattr(workspace, "WORK_BASE", link)
     with pytest.raises(PermissionError, match=str(link)):
         workspace.work_base()
+
+
+def _harness_niceness(run):
+    """The niceness of every sandboxed harness process seen while `run()` ran, and what it returned."""
+    seen, stop = set(), threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    if b"harness.py" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                        seen.add(os.getpriority(os.PRIO_PROCESS, int(pid)))
+                except OSError:
+                    pass
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        return seen, run()
+    finally:
+        stop.set()
+        watcher.join()
+
+
+def test_a_background_run_runs_every_probe_at_a_lower_priority(tmp_path):
+    """The instructor mutants' runs fill the cache beside the students' runs of a batch: their sandboxed processes
+    run niced (probe.BACKGROUND_NICENESS), a foreground run's at the grader's own priority; both grade alike."""
+    from dataclasses import replace
+
+    from graders.baseline import child_config, limits_for
+    from graders.probe import BACKGROUND_NICENESS, run_child
+    from graders.spec import load_problems
+
+    (spec,) = load_problems(only=["network"])
+    own = os.getpriority(os.PRIO_PROCESS, 0)
+    for background, niceness in ((True, min(own + BACKGROUND_NICENESS, 19)), (False, own)):
+        config = replace(child_config(spec, tmp_path / str(background), 2026, None), background=background)
+        seen, run = _harness_niceness(lambda config=config: run_child(config, limits_for(spec)))
+        assert run.outcomes and all(o.status == "ok" for o in run.outcomes.values()), run.notes
+        assert seen == {niceness}, (background, seen)
