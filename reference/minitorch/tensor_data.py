@@ -17,8 +17,13 @@ shorter one with 1s, and every pair of sizes must be equal or contain a 1.
 
 from __future__ import annotations
 
+import ctypes as _ctypes
 import random
+import struct as _struct
+import threading as _threading
 from typing import Any, Iterable, Iterator, Optional, Sequence, Tuple, TypeAlias, Union  # noqa: F401
+
+import _random
 
 import numpy as np
 import numpy.typing as npt
@@ -431,6 +436,89 @@ def _td_from_array(arr: Any) -> TensorData:
     if type(arr) is not np.ndarray or arr.dtype is not _F64 or not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr, dtype=np.float64)
     return TensorData._from_array(arr)
+
+
+# -- many `random.random()` values at once ----------------------------------------------------------
+
+
+#: below this many values the plain loop is faster than copying the generator's state
+_BULK_MIN = 600
+#: MT19937's state as 32-bit words: 624 key words, then the position of the next word to use
+_MT_STATE = _struct.Struct("625I")
+
+
+class _BulkMT19937:
+    """NumPy's MT19937 drawing `random.random()` values in bulk, bit for bit.
+
+    Python's `random` and NumPy's MT19937 are the same generator, and both make
+    a double from two 32-bit words as ((a >> 5) * 2**26 + (b >> 6)) / 2**53.
+    `draw(inst, n)` copies `inst`'s state (`_random.Random.getstate`: 624 key
+    words and the position) into NumPy's state struct (at its documented ctypes
+    address; the layout, key[624] then the position, is checked by
+    `_bulk_generator`), draws `n` doubles there and puts the advanced state back
+    with `_random.Random.setstate`. The Python-level gauss cache is untouched,
+    as `random.random()` leaves it.
+    """
+
+    def __init__(self) -> None:
+        self._bitgen = np.random.MT19937(0)
+        self._words = (_ctypes.c_uint32 * 625).from_address(self._bitgen.ctypes.state_address)
+        self._legacy = np.random.RandomState(self._bitgen)
+        self._lock = _threading.Lock()
+
+    def draw(self, inst: "_random.Random", n: int) -> np.ndarray:
+        """The next `n` values of `inst.random()` as float64; `inst` is left after them."""
+        state = _random.Random.getstate(inst)
+        with self._lock:
+            _MT_STATE.pack_into(self._words, 0, *state)
+            values = self._legacy.random_sample(n)
+            after = _MT_STATE.unpack(self._words)
+        _random.Random.setstate(inst, after)
+        return values
+
+
+def _bulk_generator() -> Optional[_BulkMT19937]:
+    """A `_BulkMT19937` whose draws were checked against the plain loop (None if they differ or fail)."""
+    try:
+        bulk = _BulkMT19937()
+        for seed, skip, n in ((0, 0, 1), (1, 5, 623), (2, 623, 2), (3, 1, 1249), (2**40 + 7, 0, 624)):
+            fast, slow = random.Random(seed), random.Random(seed)
+            for r in (fast, slow):
+                for _ in range(skip):
+                    r.random()
+            got = bulk.draw(fast, n)
+            want = np.array([slow.random() for _ in range(n)], dtype=np.float64)
+            if not (np.array_equal(got.view(np.int64), want.view(np.int64))
+                    and fast.getstate() == slow.getstate() and fast.random() == slow.random()):
+                return None  # pragma: no cover - another NumPy or platform
+        return bulk
+    except Exception:  # pragma: no cover - no ctypes, another NumPy layout
+        return None
+
+
+#: the checked bulk generator: None until first needed, False if unavailable
+_BULK: Any = None
+_C_RANDOM = _random.Random.random
+
+
+def _uniform_floats(n: int) -> np.ndarray:
+    """`np.array([random.random() for _ in range(n)], dtype=np.float64)`, bit for bit.
+
+    The generator is left exactly where those `n` calls leave it. When
+    `random.random` is the C method of a `random.Random` (not monkeypatched)
+    and `n` is large, the values come from `_BulkMT19937`; otherwise from the
+    loop itself (so a patched `random.random` is called `n` times, in order).
+    """
+    global _BULK
+    draw = random.random
+    if n >= _BULK_MIN:
+        inst = getattr(draw, "__self__", None)
+        if isinstance(inst, _random.Random) and draw == _C_RANDOM.__get__(inst):
+            if _BULK is None:
+                _BULK = _bulk_generator() or False
+            if _BULK:
+                return _BULK.draw(inst, n)
+    return np.array([random.random() for _ in range(n)], dtype=np.float64)
 
 
 def iter_shape(shape: UserShape) -> Iterator[Tuple[int, ...]]:
