@@ -18,6 +18,13 @@ from typing import Any, Dict, Optional, Sequence
 import numpy as np
 
 from .module import Parameter
+from .tensor_data import TensorData
+
+
+def _values(t: Any) -> np.ndarray:
+    """A tensor's values as a NumPy array, to read only: a view for a minitorch Tensor (no copy)."""
+    data = getattr(t, "_tensor", None)
+    return data.array if isinstance(data, TensorData) else t.to_numpy()
 
 
 def _tensor_grad(p: Parameter) -> Optional[Any]:
@@ -78,7 +85,7 @@ class SGD(Optimizer):
                 continue
             grad = _tensor_grad(p)
             if grad is not None:
-                _replace(p, v.to_numpy() - self.lr * grad.to_numpy())
+                _replace(p, _values(v) - self.lr * _values(grad))
 
 
 class Adam(Optimizer):
@@ -117,12 +124,12 @@ class Adam(Optimizer):
             grad = _tensor_grad(p)
             if grad is None:
                 continue
-            g = grad.to_numpy()
+            g = _values(grad)
             state = self._states.setdefault(id(p), {})
             if not state:
                 state["step"] = 0
-                state["exp_avg"] = np.zeros_like(g)
-                state["exp_avg_sq"] = np.zeros_like(g)
+                state["exp_avg"] = np.zeros(g.shape)
+                state["exp_avg_sq"] = np.zeros(g.shape)
             state["step"] += 1
             state["exp_avg"] = state["exp_avg"] * self.beta1 + (1 - self.beta1) * g
             state["exp_avg_sq"] = state["exp_avg_sq"] * self.beta2 + (1 - self.beta2) * g**2
@@ -130,7 +137,7 @@ class Adam(Optimizer):
             bias_correction1 = 1.0 - self.beta1 ** state["step"]
             bias_correction2 = 1.0 - self.beta2 ** state["step"]
             step_size = self.lr * math.sqrt(bias_correction2) / bias_correction1
-            _replace(p, p.value.to_numpy() - step_size * state["exp_avg"] / denom)
+            _replace(p, _values(p.value) - step_size * state["exp_avg"] / denom)
 
 
 __all__ = ["Optimizer", "SGD", "Adam"]

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import autodiff, operators  # noqa: F401  (the course's tensor module has `operators`)
 from .autodiff import Context, Variable, backpropagate  # noqa: F401  (and `backpropagate`)
-from .tensor_data import IndexingError, TensorData, shape_broadcast
+from .tensor_data import IndexingError, TensorData, _broadcast_shapes, _td_from_array, shape_broadcast  # noqa: F401
 # Only the names every llmsys/minitorch `tensor_functions.py` defines: a
 # student's whole file may be swapped in for the reference one.
 from . import tensor_functions as _tf
@@ -188,11 +188,11 @@ class Tensor:
     def _const(self, b: float) -> "Tensor":
         arr = np.empty(1, dtype=_F64)
         arr[0] = b
-        return Tensor(TensorData._from_array(arr), backend=self.backend)
+        return Tensor(TensorData._from_array(arr), None, None, self.backend)
 
     def _ints_tensor(self, values: Sequence[int]) -> "Tensor":
         """A constant 1-D tensor holding small ints (dims, shapes, orders)."""
-        return Tensor(TensorData._from_array(np.array(values, dtype=_F64)), backend=self.backend)
+        return Tensor(TensorData._from_array(np.array(values, dtype=_F64)), None, None, self.backend)
 
     def _ensure_tensor(self, b: "TensorLike") -> "Tensor":
         """Turn a number into a constant tensor of shape (1,); tensors pass through."""
@@ -375,7 +375,7 @@ class Tensor:
             self._tensor.to_cuda_()
 
     def _new(self, tensor_data: TensorData) -> "Tensor":
-        return Tensor(tensor_data, backend=self.backend)
+        return Tensor(tensor_data, None, None, self.backend)
 
     @staticmethod
     def make(
@@ -394,36 +394,38 @@ class Tensor:
         `self.shape` (extra or size-1 dims of `self` that grew) it is summed over
         those dims. This is how broadcasting inputs receive their gradients.
         """
-        if self.shape == other.shape:
+        shape, other_shape = self._tensor.shape, other._tensor.shape
+        if shape == other_shape:
             return other
-        true_shape = shape_broadcast(self.shape, other.shape)
-        if other.shape == true_shape:
+        true_shape = _broadcast_shapes(shape, other_shape)
+        if other_shape == true_shape:
             out = other
         else:
             out = self.zeros(true_shape)
             self.backend.id_map(other, out)
-            if self.shape == true_shape:
+            if shape == true_shape:
                 return out
-        orig_shape = (1,) * (len(true_shape) - len(self.shape)) + tuple(self.shape)
+        orig_shape = (1,) * (len(true_shape) - len(shape)) + shape
         for dim, size in enumerate(true_shape):
             if orig_shape[dim] == 1 and size != 1:
                 out = self.backend.add_reduce(out, dim)
         assert out.size == self.size, f"{out.shape} {self.shape}"
         if not out._tensor.is_contiguous():
             out = self.backend.id_map(out)
-        return Tensor(TensorData(out._tensor._storage, self.shape), backend=self.backend)
+        # the summed values in `self`'s shape (a view of out's contiguous storage)
+        return Tensor(_td_from_array(out._tensor.array.reshape(shape)), None, None, self.backend)
 
     def zeros(self, shape: Optional["UserShape"] = None) -> "Tensor":
         """A constant tensor of zeros (default: this tensor's shape) on the same backend."""
         shp = self.shape if shape is None else tuple(int(s) for s in shape)
-        return Tensor(TensorData._from_array(np.zeros(shp, dtype=_F64)), backend=self.backend)
+        return Tensor(TensorData._from_array(np.zeros(shp, dtype=_F64)), None, None, self.backend)
 
     def tuple(self) -> Tuple["Storage", "Shape", "Strides"]:
         return self._tensor.tuple()
 
     def detach(self) -> "Tensor":
         """The same data without history (a constant)."""
-        return Tensor(self._tensor, backend=self.backend)
+        return Tensor(self._tensor, None, None, self.backend)
 
     # -- Variable protocol --------------------------------------------------
 

@@ -164,6 +164,24 @@ def shape_broadcast(shape1: UserShape, shape2: UserShape) -> Tuple[int, ...]:
     return tuple(out)
 
 
+#: (shape1, shape2) -> their broadcast shape, for shapes that broadcast (a training loop repeats its shapes)
+_BROADCAST_CACHE: dict = {}
+
+
+def _broadcast_shapes(shape1: Tuple[int, ...], shape2: Tuple[int, ...]) -> Tuple[int, ...]:
+    """`shape_broadcast` of two shape tuples (a TensorData's `shape`), remembered.
+
+    Raises the same IndexingError for shapes that do not broadcast (never remembered).
+    """
+    key = (shape1, shape2)
+    out = _BROADCAST_CACHE.get(key)
+    if out is None:
+        out = shape_broadcast(shape1, shape2)
+        if len(_BROADCAST_CACHE) < 4096:
+            _BROADCAST_CACHE[key] = out
+    return out
+
+
 _STRIDES_CACHE: dict = {}
 
 

@@ -78,7 +78,7 @@ class Function:
         back = None
         if need_grad:
             back = minitorch.History(cls, ctx, vals)
-        return minitorch.Tensor(c._tensor, back, backend=c.backend)
+        return minitorch.Tensor(c._tensor, back, None, c.backend)
 
 
 def _const(value: float, like: "Tensor") -> "Tensor":

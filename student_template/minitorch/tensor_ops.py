@@ -52,6 +52,7 @@ from .tensor_data import (
     Shape,
     Storage,
     Strides,
+    _broadcast_shapes,
     _td_from_array,
     broadcast_index,
     index_to_position,
@@ -617,6 +618,23 @@ def _vectorize_binary(fn: Callable[[float, float], float]) -> Callable[[Any, Any
 
 _PREFIX = [(slice(None),) * d for d in range(MAX_DIMS)]
 
+#: (shape, byte strides) -> `_fastest_axis` (a training loop repeats its layouts)
+_FASTEST_AXIS: dict = {}
+
+
+def _fastest_axis(shape: Tuple[int, ...], strides: Tuple[int, ...]) -> int:
+    """The axis of size > 1 with the smallest |stride| (the first of equals); -1 if there is none."""
+    key = (shape, strides)
+    fastest = _FASTEST_AXIS.get(key)
+    if fastest is None:
+        fastest, fast_stride = -1, None
+        for d, (size, stride) in enumerate(zip(shape, strides)):
+            if size > 1 and (fast_stride is None or abs(stride) < fast_stride):
+                fastest, fast_stride = d, abs(stride)
+        if len(_FASTEST_AXIS) < 4096:
+            _FASTEST_AXIS[key] = fastest
+    return fastest
+
 
 def _sequential_reduce(ufunc: np.ufunc, start: float) -> Callable[[np.ndarray, int], np.ndarray]:
     """`ufunc.reduce` along `dim` in the order of the Python fold: start, a0, a1, ...
@@ -634,15 +652,7 @@ def _sequential_reduce(ufunc: np.ufunc, start: float) -> Callable[[np.ndarray, i
     def reduce(x: np.ndarray, dim: int) -> np.ndarray:
         shape = x.shape
         n = shape[dim]
-        strides = x.strides
-        fastest = -1
-        fast_stride = None
-        for d, (size, stride) in enumerate(zip(shape, strides)):
-            if size > 1:
-                st = abs(stride)
-                if fast_stride is None or st < fast_stride:
-                    fastest, fast_stride = d, st
-        if fastest == dim:
+        if _fastest_axis(shape, x.strides) == dim:
             m = x.size // n
             if m == 1:
                 # 1-D fold: accumulate is sequential by definition.
@@ -708,7 +718,7 @@ class NumpyOps(TensorOps):
         def ret(a: "Tensor", b: "Tensor") -> "Tensor":
             ta, tb = a._tensor, b._tensor
             if ta.shape != tb.shape:
-                shape_broadcast(ta.shape, tb.shape)  # IndexingError if incompatible
+                _broadcast_shapes(ta.shape, tb.shape)  # IndexingError if incompatible
             return a._new(_td_from_array(vf(ta.array, tb.array)))
 
         return ret
