@@ -13,7 +13,7 @@ differentiated), in the course's formula and order of operations.
 from __future__ import annotations
 
 import math
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -113,31 +113,90 @@ class Adam(Optimizer):
         self.beta2 = beta2
         self.eps = eps
         self._states: Dict[int, Dict[str, Any]] = {id(p): {} for p in self.parameters}
+        #: ids of parameters whose moments were made together -> (exp_avg, exp_avg_sq) buffers, of which each
+        #: of their `_states` arrays is a piece (updated in place, so the pieces stay the states)
+        self._flat: Dict[Tuple[int, ...], Tuple[np.ndarray, np.ndarray]] = {}
 
     def zero_grad(self) -> None:
         """Forget every current value's gradient (the course's Adam has it from spring 2025 on)."""
         _zero_grad(self.parameters)
 
     def step(self) -> None:
-        """Replace every tensor parameter that has a gradient by its Adam update."""
-        for p in self.parameters:
+        """Replace every tensor parameter that has a gradient by its Adam update.
+
+        Parameters at the same step count share the step size; those whose moments were
+        created together (normally all of them) are updated as one concatenated vector,
+        with the same floating-point operations, element by element, as one at a time.
+        """
+        ready: Dict[int, Tuple[Parameter, Any]] = {}
+        for p in self.parameters:  # a Parameter listed twice is updated once (its new value has no gradient)
             grad = _tensor_grad(p)
-            if grad is None:
-                continue
-            g = _values(grad)
-            state = self._states.setdefault(id(p), {})
-            if not state:
-                state["step"] = 0
-                state["exp_avg"] = np.zeros(g.shape)
-                state["exp_avg_sq"] = np.zeros(g.shape)
+            if grad is not None and id(p) not in ready:
+                ready[id(p)] = (p, grad)
+        fresh = [(p, grad) for p, grad in ready.values() if not self._states.setdefault(id(p), {})]
+        if fresh:
+            self._init_states(fresh)
+        by_step: Dict[int, List[Tuple[Parameter, Any]]] = {}
+        for p, grad in ready.values():
+            state = self._states[id(p)]
             state["step"] += 1
-            state["exp_avg"] = state["exp_avg"] * self.beta1 + (1 - self.beta1) * g
-            state["exp_avg_sq"] = state["exp_avg_sq"] * self.beta2 + (1 - self.beta2) * g**2
-            denom = np.sqrt(state["exp_avg_sq"]) + self.eps
-            bias_correction1 = 1.0 - self.beta1 ** state["step"]
-            bias_correction2 = 1.0 - self.beta2 ** state["step"]
-            step_size = self.lr * math.sqrt(bias_correction2) / bias_correction1
-            _replace(p, _values(p.value) - step_size * state["exp_avg"] / denom)
+            by_step.setdefault(state["step"], []).append((p, grad))
+        new_values: Dict[int, np.ndarray] = {}
+        for step, group in by_step.items():
+            new_values.update(self._update_group(group, step))
+        for key, (p, _) in ready.items():  # new tensors in the parameters' order
+            _replace(p, new_values[key])
+
+    def _init_states(self, fresh: Sequence[Tuple[Parameter, Any]]) -> None:
+        """Zero moments for parameters seen for the first time: pieces of two flat buffers (`_flat`)."""
+        shapes = [_values(grad).shape for _, grad in fresh]
+        sizes = [math.prod(shape) for shape in shapes]
+        exp_avg, exp_avg_sq = np.zeros(sum(sizes)), np.zeros(sum(sizes))
+        offset = 0
+        for (p, _), shape, size in zip(fresh, shapes, sizes):
+            piece = slice(offset, offset + size)
+            self._states[id(p)].update(step=0, exp_avg=exp_avg[piece].reshape(shape),
+                                       exp_avg_sq=exp_avg_sq[piece].reshape(shape))
+            offset += size
+        self._flat[tuple(id(p) for p, _ in fresh)] = (exp_avg, exp_avg_sq)
+
+    def _update_group(self, group: Sequence[Tuple[Parameter, Any]], step: int) -> Dict[int, np.ndarray]:
+        """The new values (by parameter id) of parameters that all reach step count `step`."""
+        bias_correction1 = 1.0 - self.beta1**step
+        bias_correction2 = 1.0 - self.beta2**step
+        step_size = self.lr * math.sqrt(bias_correction2) / bias_correction1
+        flat = self._flat.get(tuple(id(p) for p, _ in group)) if len(group) > 1 else None
+        if flat is None:
+            out = {}
+            for p, grad in group:
+                state = self._states[id(p)]
+                out[id(p)] = self._update_arrays(state["exp_avg"], state["exp_avg_sq"], _values(grad),
+                                                 _values(p.value), step_size)
+            return out
+        grads = np.concatenate([_values(grad).reshape(-1) for _, grad in group])
+        values = np.concatenate([_values(p.value).reshape(-1) for p, _ in group])
+        new = self._update_arrays(flat[0], flat[1], grads, values, step_size)
+        out, offset = {}, 0
+        for p, _ in group:
+            piece = self._states[id(p)]["exp_avg"]
+            out[id(p)] = new[offset : offset + piece.size].reshape(piece.shape)
+            offset += piece.size
+        return out
+
+    def _update_arrays(self, exp_avg: np.ndarray, exp_avg_sq: np.ndarray, g: np.ndarray, value: np.ndarray,
+                       step_size: float) -> np.ndarray:
+        """The course's update on arrays: the moments in place, and the new value returned.
+
+        m = m * beta1 + (1 - beta1) * g;  v = v * beta2 + (1 - beta2) * g**2;
+        value - step_size * m / (sqrt(v) + eps), each operation as written (elementwise, so the
+        same on a concatenation of parameters as on each one).
+        """
+        np.multiply(exp_avg, self.beta1, out=exp_avg)
+        exp_avg += (1 - self.beta1) * g
+        np.multiply(exp_avg_sq, self.beta2, out=exp_avg_sq)
+        exp_avg_sq += (1 - self.beta2) * g**2
+        denom = np.sqrt(exp_avg_sq) + self.eps
+        return value - step_size * exp_avg / denom
 
 
 __all__ = ["Optimizer", "SGD", "Adam"]
