@@ -197,7 +197,7 @@ def _bits(values) -> list:
 
 @pytest.mark.parametrize("seed", [0, 7, 2**40 + 3])
 @pytest.mark.parametrize("skip", [0, 5, 623, 624, 1001])
-@pytest.mark.parametrize("n", [0, 1, 2, 599, 600, 601, 623, 624, 625, 1024, 1249, 5003])
+@pytest.mark.parametrize("n", [0, 1, 2, 127, 128, 129, 311, 623, 624, 625, 1024, 1249, 5003])
 def test_uniform_floats_is_the_python_loop_bit_for_bit(seed, skip, n):
     """The values, the generator state after (gauss cache included) and the stream that follows are the loop's,
     wherever the generator stands (`skip` draws after the seed) and whatever `n` (bulk or loop)."""
@@ -220,15 +220,21 @@ def test_uniform_floats_is_the_python_loop_bit_for_bit(seed, skip, n):
     assert [random.random() for _ in range(700)] == want_next
 
 
-def test_uniform_floats_uses_the_bulk_draw_when_it_can():
-    """Large draws go through the checked bulk generator (else this test would pass on the loop alone)."""
+def test_uniform_floats_uses_the_bulk_draw_when_it_can(monkeypatch):
+    """Large draws from the C `random()` go through `_bulk_uniform`, checked exact once (else this file's tests
+    would pass on the loop alone); small ones, through the loop."""
     import random
 
     from minitorch import tensor_data
 
+    calls = []
+    real = tensor_data._bulk_uniform
+    monkeypatch.setattr(tensor_data, "_bulk_uniform", lambda inst, n: calls.append(n) or real(inst, n))
     random.seed(1)
+    tensor_data._uniform_floats(tensor_data._BULK_MIN - 1)
+    assert calls == []
     tensor_data._uniform_floats(tensor_data._BULK_MIN)
-    assert isinstance(tensor_data._BULK, tensor_data._BulkMT19937)
+    assert tensor_data._BULK_OK is True and calls[-1] == tensor_data._BULK_MIN
 
 
 def test_uniform_floats_calls_a_patched_random_once_per_value(monkeypatch):
@@ -295,22 +301,21 @@ def test_rand_matches_the_loop_for_a_large_tensor():
     assert _bits(got.to_numpy()) == _bits(want) and random.random() == after
 
 
-def test_a_bulk_generator_that_fails_its_check_is_not_used(monkeypatch):
-    """`_bulk_generator` refuses a generator whose draws differ from the loop's (another NumPy's layout), and
-    `_uniform_floats` then draws with the loop."""
+def test_a_bulk_draw_that_fails_its_check_is_not_used(monkeypatch):
+    """`_bulk_matches_the_loop` refuses a bulk draw whose values or state differ from the loop's (another Python's
+    generator), and `_uniform_floats` then draws with the loop."""
     import random
 
     from minitorch import tensor_data
 
-    def off_by_one_word(self, inst, n):
-        inst.random()
-        return np.zeros(n)
-
-    monkeypatch.setattr(tensor_data._BulkMT19937, "draw", off_by_one_word)
-    assert tensor_data._bulk_generator() is None
-    monkeypatch.setattr(tensor_data, "_BULK", None)
+    real = tensor_data._bulk_uniform
+    monkeypatch.setattr(tensor_data, "_bulk_uniform", lambda inst, n: real(inst, n) * (1 - 2**-52))
+    assert tensor_data._bulk_matches_the_loop() is False
+    monkeypatch.setattr(tensor_data, "_bulk_uniform", lambda inst, n: (inst.random(), real(inst, n))[1])
+    assert tensor_data._bulk_matches_the_loop() is False
+    monkeypatch.setattr(tensor_data, "_BULK_OK", None)
     random.seed(5)
     want = [random.random() for _ in range(tensor_data._BULK_MIN)]
     random.seed(5)
     assert _bits(tensor_data._uniform_floats(tensor_data._BULK_MIN)) == _bits(want)
-    assert tensor_data._BULK is False
+    assert tensor_data._BULK_OK is False

@@ -17,10 +17,7 @@ shorter one with 1s, and every pair of sizes must be equal or contain a 1.
 
 from __future__ import annotations
 
-import ctypes as _ctypes
 import random
-import struct as _struct
-import threading as _threading
 from typing import Any, Iterable, Iterator, Optional, Sequence, Tuple, TypeAlias, Union  # noqa: F401
 
 import _random
@@ -459,64 +456,40 @@ def _td_from_array(arr: Any) -> TensorData:
 # -- many `random.random()` values at once ----------------------------------------------------------
 
 
-#: below this many values the plain loop is faster than copying the generator's state
-_BULK_MIN = 600
-#: MT19937's state as 32-bit words: 624 key words, then the position of the next word to use
-_MT_STATE = _struct.Struct("625I")
-
-
-class _BulkMT19937:
-    """NumPy's MT19937 drawing `random.random()` values in bulk, bit for bit.
-
-    Python's `random` and NumPy's MT19937 are the same generator, and both make
-    a double from two 32-bit words as ((a >> 5) * 2**26 + (b >> 6)) / 2**53.
-    `draw(inst, n)` copies `inst`'s state (`_random.Random.getstate`: 624 key
-    words and the position) into NumPy's state struct (at its documented ctypes
-    address; the layout, key[624] then the position, is checked by
-    `_bulk_generator`), draws `n` doubles there and puts the advanced state back
-    with `_random.Random.setstate`. The Python-level gauss cache is untouched,
-    as `random.random()` leaves it.
-    """
-
-    def __init__(self) -> None:
-        self._bitgen = np.random.MT19937(0)
-        self._words = (_ctypes.c_uint32 * 625).from_address(self._bitgen.ctypes.state_address)
-        self._legacy = np.random.RandomState(self._bitgen)
-        self._lock = _threading.Lock()
-
-    def draw(self, inst: "_random.Random", n: int) -> np.ndarray:
-        """The next `n` values of `inst.random()` as float64; `inst` is left after them."""
-        state = _random.Random.getstate(inst)
-        with self._lock:
-            _MT_STATE.pack_into(self._words, 0, *state)
-            values = self._legacy.random_sample(n)
-            after = _MT_STATE.unpack(self._words)
-        _random.Random.setstate(inst, after)
-        return values
-
-
-def _bulk_generator() -> Optional[_BulkMT19937]:
-    """A `_BulkMT19937` whose draws were checked against the plain loop (None if they differ or fail)."""
-    try:
-        bulk = _BulkMT19937()
-        for seed, skip, n in ((0, 0, 1), (1, 5, 623), (2, 623, 2), (3, 1, 1249), (2**40 + 7, 0, 624)):
-            fast, slow = random.Random(seed), random.Random(seed)
-            for r in (fast, slow):
-                for _ in range(skip):
-                    r.random()
-            got = bulk.draw(fast, n)
-            want = np.array([slow.random() for _ in range(n)], dtype=np.float64)
-            if not (np.array_equal(got.view(np.int64), want.view(np.int64))
-                    and fast.getstate() == slow.getstate() and fast.random() == slow.random()):
-                return None  # pragma: no cover - another NumPy or platform
-        return bulk
-    except Exception:  # pragma: no cover - no ctypes, another NumPy layout
-        return None
-
-
-#: the checked bulk generator: None until first needed, False if unavailable
-_BULK: Any = None
+#: from this many values on, `_uniform_floats` computes them from one `getrandbits` call
+_BULK_MIN = 128
 _C_RANDOM = _random.Random.random
+
+
+def _bulk_uniform(inst: "_random.Random", n: int) -> np.ndarray:
+    """The next `n` values of `inst.random()` (the C method), from the same 32-bit words of its generator.
+
+    `random()` makes each double from two successive MT19937 words a, b as
+    ((a >> 5) * 2**26 + (b >> 6)) / 2**53; `getrandbits(64 n)` takes exactly the next
+    2n words, the first in the least significant bits. Every step is exact in float64,
+    and the generator is left where the n calls leave it.
+    """
+    bits = _random.Random.getrandbits(inst, 64 * n)
+    words = np.frombuffer(bits.to_bytes(8 * n, "little"), dtype="<u4")
+    return ((words[0::2] >> 5) * 67108864.0 + (words[1::2] >> 6)) / 9007199254740992.0
+
+
+def _bulk_matches_the_loop() -> bool:
+    """`_bulk_uniform` checked against `random()` itself (values and state after), on private generators."""
+    for seed, skip, n in ((0, 0, 1), (1, 5, 623), (2, 623, 2), (3, 1, 1249), (2**40 + 7, 0, 624)):
+        bulk, loop = random.Random(seed), random.Random(seed)
+        for r in (bulk, loop):
+            for _ in range(skip):
+                r.random()
+        got = _bulk_uniform(bulk, n)
+        want = np.array([loop.random() for _ in range(n)], dtype=np.float64)
+        if not (np.array_equal(got.view(np.int64), want.view(np.int64)) and bulk.getstate() == loop.getstate()):
+            return False  # pragma: no cover - another Python implementation
+    return True
+
+
+#: whether `_bulk_uniform` is exact here: None until first needed
+_BULK_OK: Optional[bool] = None
 
 
 def _uniform_floats(n: int) -> np.ndarray:
@@ -524,18 +497,18 @@ def _uniform_floats(n: int) -> np.ndarray:
 
     The generator is left exactly where those `n` calls leave it. When
     `random.random` is the C method of a `random.Random` (not monkeypatched)
-    and `n` is large, the values come from `_BulkMT19937`; otherwise from the
+    and `n` is large, the values come from `_bulk_uniform`; otherwise from the
     loop itself (so a patched `random.random` is called `n` times, in order).
     """
-    global _BULK
+    global _BULK_OK
     draw = random.random
     if n >= _BULK_MIN:
         inst = getattr(draw, "__self__", None)
         if isinstance(inst, _random.Random) and draw == _C_RANDOM.__get__(inst):
-            if _BULK is None:
-                _BULK = _bulk_generator() or False
-            if _BULK:
-                return _BULK.draw(inst, n)
+            if _BULK_OK is None:
+                _BULK_OK = _bulk_matches_the_loop()
+            if _BULK_OK:
+                return _bulk_uniform(inst, n)
     return np.array([random.random() for _ in range(n)], dtype=np.float64)
 
 
