@@ -209,6 +209,8 @@ def _is_contiguous(shape: Tuple[int, ...], strides: Tuple[int, ...]) -> bool:
 
 
 _F64 = np.dtype(np.float64)
+#: (shape, strides, order) -> (shape, strides, contiguous) of that permuted view (valid orders only)
+_PERMUTED: dict = {}
 
 
 class TensorData:
@@ -398,20 +400,24 @@ class TensorData:
         """
         if len(order) == 1 and isinstance(order[0], (tuple, list)):
             order = tuple(order[0])
-        order = tuple(int(o) for o in order)
-        if sorted(order) != list(range(len(self.shape))):
-            raise IndexingError(
-                f"Must give a permutation of range({len(self.shape)}), got {order}."
-            )
-        shape = tuple(self.shape[o] for o in order)
-        strides = tuple(self.strides[o] for o in order)
+        order = tuple(map(int, order))
+        key = (self.shape, self.strides, order)
+        layout = _PERMUTED.get(key)
+        if layout is None:
+            if sorted(order) != list(range(len(self.shape))):
+                raise IndexingError(
+                    f"Must give a permutation of range({len(self.shape)}), got {order}."
+                )
+            shape = tuple(self.shape[o] for o in order)
+            strides = tuple(self.strides[o] for o in order)
+            layout = (shape, strides, _is_contiguous(shape, strides))
+            if len(_PERMUTED) < 4096:
+                _PERMUTED[key] = layout
         td = _new_td(TensorData)
         td._st = self._storage
-        td.shape = shape
-        td.strides = strides
+        td.shape, td.strides, td._contig = layout
         td.size = self.size
         td.dims = self.dims
-        td._contig = _is_contiguous(shape, strides)
         td._array = self._array.transpose(order) if self._array is not None else None
         return td
 
@@ -447,10 +453,23 @@ _new_td = object.__new__
 
 
 def _td_from_array(arr: Any) -> TensorData:
-    """TensorData owning a C-contiguous float64 copy-or-view of `arr` (internal)."""
+    """TensorData owning a C-contiguous float64 copy-or-view of `arr` (internal).
+
+    `TensorData._from_array` after the copy, if one is needed (its body, inlined: every op's result
+    comes through here).
+    """
     if type(arr) is not np.ndarray or arr.dtype is not _F64 or not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr, dtype=np.float64)
-    return TensorData._from_array(arr)
+    td = _new_td(TensorData)
+    td._st = None
+    td._array = arr
+    shape = td.shape = arr.shape
+    strides = _STRIDES_CACHE.get(shape)
+    td.strides = strides if strides is not None else strides_from_shape(shape)
+    td.size = arr.size
+    td.dims = len(shape)
+    td._contig = True
+    return td
 
 
 # -- many `random.random()` values at once ----------------------------------------------------------

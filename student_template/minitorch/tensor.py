@@ -109,7 +109,7 @@ class Tensor:
         name: Optional[str] = None,
         backend: Optional[TensorBackend] = None,
     ):
-        assert isinstance(v, TensorData), f"Tensor needs a TensorData, got {type(v)}"
+        assert v.__class__ is TensorData or isinstance(v, TensorData), f"Tensor needs a TensorData, got {type(v)}"
         self.unique_id = next(_ids)
         self._tensor = v
         self.history = back
@@ -205,7 +205,7 @@ class Tensor:
     # -- arithmetic ----------------------------------------------------------
 
     def __add__(self, b: "TensorLike") -> "Tensor":
-        return Add.apply(self, self._ensure_tensor(b))
+        return Add.apply(self, b if isinstance(b, Tensor) else self._ensure_tensor(b))
 
     def __radd__(self, b: "TensorLike") -> "Tensor":
         """`b + self` as the course builds it: `self + b` (self is the first input)."""
@@ -217,7 +217,7 @@ class Tensor:
         return Add.apply(self, Neg.apply(self._ensure_tensor(b)))
 
     def __mul__(self, b: "TensorLike") -> "Tensor":
-        return Mul.apply(self, self._ensure_tensor(b))
+        return Mul.apply(self, b if isinstance(b, Tensor) else self._ensure_tensor(b))
 
     def __rmul__(self, b: "TensorLike") -> "Tensor":
         """`b * self` as the course builds it: `self * b` (self is the first input)."""
@@ -333,7 +333,7 @@ class Tensor:
         """The same (contiguous) storage with another shape; one entry may be -1."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        shape = tuple(int(s) for s in shape)
+        shape = tuple(map(int, shape))
         if -1 in shape:
             known = 1
             for s in shape:
@@ -434,7 +434,7 @@ class Tensor:
         assert self.is_leaf(), "Only leaf variables can have derivatives."
         if not isinstance(x, Tensor):
             x = self._ensure_tensor(x)
-        if x.shape != self.shape:
+        if x._tensor.shape != self._tensor.shape:
             x = self.expand(x)
         if self.grad is None:
             self.grad = x if x.history is None else x.detach()
@@ -466,10 +466,13 @@ class Tensor:
 
         x = h.last_fn._backward(h.ctx, d_output)
         assert len(x) == len(h.inputs), f"Bug in function {h.last_fn}"
-        return [
-            (inp, inp.expand(d_in if isinstance(d_in, Tensor) else self._ensure_tensor(d_in)))
-            for inp, d_in in zip(h.inputs, x)
-        ]
+        pairs = []
+        for inp, d_in in zip(h.inputs, x):
+            if not isinstance(d_in, Tensor):
+                d_in = self._ensure_tensor(d_in)
+            # expand(d_in) is d_in itself when the shapes agree
+            pairs.append((inp, d_in if d_in._tensor.shape == inp._tensor.shape else inp.expand(d_in)))
+        return pairs
 
     def backward(self, grad_output: Optional["TensorLike"] = None) -> None:
         """Backpropagate from this tensor, filling `.grad` on the leaves.

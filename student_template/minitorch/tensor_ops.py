@@ -516,8 +516,9 @@ def _np_relu(x: np.ndarray) -> np.ndarray:
 def _np_sigmoid(x: np.ndarray) -> np.ndarray:
     # operators.sigmoid: x >= 0 -> 1 / (1 + exp(-x)); x < 0 -> exp(x) / (1 + exp(x)).
     # In both cases the exponential is exp(-|x|).
+    # The numerator is 1 or e, the denominator 1 + e in both cases: one division.
     e = _exp(np.negative(np.abs(x)))
-    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    return np.divide(np.where(x >= 0, 1.0, e), 1.0 + e)
 
 
 def _np_inv(x: np.ndarray) -> np.ndarray:
