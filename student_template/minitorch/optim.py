@@ -12,6 +12,7 @@ differentiated), in the course's formula and order of operations.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -114,8 +115,9 @@ class Adam(Optimizer):
         self.eps = eps
         self._states: Dict[int, Dict[str, Any]] = {id(p): {} for p in self.parameters}
         #: ids of parameters whose moments were made together -> (exp_avg, exp_avg_sq) buffers, of which each
-        #: of their `_states` arrays is a piece (updated in place, so the pieces stay the states)
-        self._flat: Dict[Tuple[int, ...], Tuple[np.ndarray, np.ndarray]] = {}
+        #: of their `_states` arrays is a piece (updated in place, so the pieces stay the states), and the pieces
+        #: (slice, shape) in order
+        self._flat: Dict[Tuple[int, ...], Tuple[np.ndarray, np.ndarray, List[Tuple[slice, Tuple[int, ...]]]]] = {}
 
     def zero_grad(self) -> None:
         """Forget every current value's gradient (the course's Adam has it from spring 2025 on)."""
@@ -130,17 +132,19 @@ class Adam(Optimizer):
         """
         ready: Dict[int, Tuple[Parameter, Any]] = {}
         for p in self.parameters:  # a Parameter listed twice is updated once (its new value has no gradient)
-            grad = _tensor_grad(p)
-            if grad is not None and id(p) not in ready:
-                ready[id(p)] = (p, grad)
-        fresh = [(p, grad) for p, grad in ready.values() if not self._states.setdefault(id(p), {})]
+            if id(p) not in ready:
+                grad = _tensor_grad(p)
+                if grad is not None:
+                    ready[id(p)] = (p, grad)
+        states = self._states
+        fresh = [pg for key, pg in ready.items() if not states.setdefault(key, {})]
         if fresh:
             self._init_states(fresh)
-        by_step: Dict[int, List[Tuple[Parameter, Any]]] = {}
-        for p, grad in ready.values():
-            state = self._states[id(p)]
+        by_step: Dict[int, Dict[int, Tuple[Parameter, Any]]] = {}
+        for key, pg in ready.items():
+            state = states[key]
             state["step"] += 1
-            by_step.setdefault(state["step"], []).append((p, grad))
+            by_step.setdefault(state["step"], {})[key] = pg
         new_values: Dict[int, np.ndarray] = {}
         for step, group in by_step.items():
             new_values.update(self._update_group(group, step))
@@ -150,38 +154,33 @@ class Adam(Optimizer):
     def _init_states(self, fresh: Sequence[Tuple[Parameter, Any]]) -> None:
         """Zero moments for parameters seen for the first time: pieces of two flat buffers (`_flat`)."""
         shapes = [_values(grad).shape for _, grad in fresh]
-        sizes = [math.prod(shape) for shape in shapes]
-        exp_avg, exp_avg_sq = np.zeros(sum(sizes)), np.zeros(sum(sizes))
-        offset = 0
-        for (p, _), shape, size in zip(fresh, shapes, sizes):
-            piece = slice(offset, offset + size)
+        ends = list(itertools.accumulate(math.prod(shape) for shape in shapes))
+        exp_avg, exp_avg_sq = np.zeros(ends[-1]), np.zeros(ends[-1])
+        pieces = [(slice(end - math.prod(shape), end), shape) for shape, end in zip(shapes, ends)]
+        for (p, _), (piece, shape) in zip(fresh, pieces):
             self._states[id(p)].update(step=0, exp_avg=exp_avg[piece].reshape(shape),
                                        exp_avg_sq=exp_avg_sq[piece].reshape(shape))
-            offset += size
-        self._flat[tuple(id(p) for p, _ in fresh)] = (exp_avg, exp_avg_sq)
+        self._flat[tuple(id(p) for p, _ in fresh)] = (exp_avg, exp_avg_sq, pieces)
 
-    def _update_group(self, group: Sequence[Tuple[Parameter, Any]], step: int) -> Dict[int, np.ndarray]:
-        """The new values (by parameter id) of parameters that all reach step count `step`."""
+    def _update_group(self, group: Dict[int, Tuple[Parameter, Any]], step: int) -> Dict[int, np.ndarray]:
+        """The new values (by parameter id) of the parameters in `group` ({id: (parameter, gradient)}, in
+        the parameters' order), which all reach step count `step`."""
         bias_correction1 = 1.0 - self.beta1**step
         bias_correction2 = 1.0 - self.beta2**step
         step_size = self.lr * math.sqrt(bias_correction2) / bias_correction1
-        flat = self._flat.get(tuple(id(p) for p, _ in group)) if len(group) > 1 else None
+        flat = self._flat.get(tuple(group)) if len(group) > 1 else None
         if flat is None:
             out = {}
-            for p, grad in group:
-                state = self._states[id(p)]
-                out[id(p)] = self._update_arrays(state["exp_avg"], state["exp_avg_sq"], _values(grad),
-                                                 _values(p.value), step_size)
+            for key, (p, grad) in group.items():
+                state = self._states[key]
+                out[key] = self._update_arrays(state["exp_avg"], state["exp_avg_sq"], _values(grad),
+                                               _values(p.value), step_size)
             return out
-        grads = np.concatenate([_values(grad).reshape(-1) for _, grad in group])
-        values = np.concatenate([_values(p.value).reshape(-1) for p, _ in group])
-        new = self._update_arrays(flat[0], flat[1], grads, values, step_size)
-        out, offset = {}, 0
-        for p, _ in group:
-            piece = self._states[id(p)]["exp_avg"]
-            out[id(p)] = new[offset : offset + piece.size].reshape(piece.shape)
-            offset += piece.size
-        return out
+        exp_avg, exp_avg_sq, pieces = flat
+        grads = np.concatenate([_values(grad).reshape(-1) for _, grad in group.values()])
+        values = np.concatenate([_values(p.value).reshape(-1) for p, _ in group.values()])
+        new = self._update_arrays(exp_avg, exp_avg_sq, grads, values, step_size)
+        return {key: new[piece].reshape(shape) for key, (piece, shape) in zip(group, pieces)}
 
     def _update_arrays(self, exp_avg: np.ndarray, exp_avg_sq: np.ndarray, g: np.ndarray, value: np.ndarray,
                        step_size: float) -> np.ndarray:

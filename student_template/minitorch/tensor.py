@@ -188,11 +188,11 @@ class Tensor:
     def _const(self, b: float) -> "Tensor":
         arr = np.empty(1, dtype=_F64)
         arr[0] = b
-        return Tensor(TensorData._from_array(arr), None, None, self.backend)
+        return _constant(TensorData._from_array(arr), self.backend)
 
     def _ints_tensor(self, values: Sequence[int]) -> "Tensor":
         """A constant 1-D tensor holding small ints (dims, shapes, orders)."""
-        return Tensor(TensorData._from_array(np.array(values, dtype=_F64)), None, None, self.backend)
+        return _constant(TensorData._from_array(np.array(values, dtype=_F64)), self.backend)
 
     def _ensure_tensor(self, b: "TensorLike") -> "Tensor":
         """Turn a number into a constant tensor of shape (1,); tensors pass through."""
@@ -375,7 +375,7 @@ class Tensor:
             self._tensor.to_cuda_()
 
     def _new(self, tensor_data: TensorData) -> "Tensor":
-        return Tensor(tensor_data, None, None, self.backend)
+        return _constant(tensor_data, self.backend)
 
     @staticmethod
     def make(
@@ -413,19 +413,19 @@ class Tensor:
         if not out._tensor.is_contiguous():
             out = self.backend.id_map(out)
         # the summed values in `self`'s shape (a view of out's contiguous storage)
-        return Tensor(_td_from_array(out._tensor.array.reshape(shape)), None, None, self.backend)
+        return _constant(_td_from_array(out._tensor.array.reshape(shape)), self.backend)
 
     def zeros(self, shape: Optional["UserShape"] = None) -> "Tensor":
         """A constant tensor of zeros (default: this tensor's shape) on the same backend."""
         shp = self.shape if shape is None else tuple(int(s) for s in shape)
-        return Tensor(TensorData._from_array(np.zeros(shp, dtype=_F64)), None, None, self.backend)
+        return _constant(TensorData._from_array(np.zeros(shp, dtype=_F64)), self.backend)
 
     def tuple(self) -> Tuple["Storage", "Shape", "Strides"]:
         return self._tensor.tuple()
 
     def detach(self) -> "Tensor":
         """The same data without history (a constant)."""
-        return Tensor(self._tensor, None, None, self.backend)
+        return _constant(self._tensor, self.backend)
 
     # -- Variable protocol --------------------------------------------------
 
@@ -495,3 +495,19 @@ class Tensor:
             if grad_output.shape != self.shape:
                 grad_output = self.expand(grad_output)
         autodiff.backpropagate(self, grad_output)
+
+
+_new_tensor = object.__new__
+
+
+def _constant(td: TensorData, backend: TensorBackend) -> Tensor:
+    """`Tensor(td, None, None, backend)`, without the constructor's call and checks (internal: `td` is a
+    TensorData). Sets the attributes `Tensor.__init__` sets, in the same order."""
+    t = _new_tensor(Tensor)
+    t.unique_id = next(_ids)
+    t._tensor = td
+    t.history = None
+    t.backend = backend
+    t.f = backend
+    t.grad = None
+    return t

@@ -75,10 +75,10 @@ class Function:
         c = cls._forward(ctx, *raw_vals)
 
         # Create a new variable from the result with a new history.
-        back = None
+        out = c._new(c._tensor)  # Tensor(c._tensor, backend=c.backend): a new node over the same data
         if need_grad:
-            back = minitorch.History(cls, ctx, vals)
-        return minitorch.Tensor(c._tensor, back, None, c.backend)
+            out.history = minitorch.History(cls, ctx, vals)
+        return out
 
 
 def _const(value: float, like: "Tensor") -> "Tensor":
