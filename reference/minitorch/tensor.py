@@ -375,7 +375,14 @@ class Tensor:
             self._tensor.to_cuda_()
 
     def _new(self, tensor_data: TensorData) -> "Tensor":
-        return _constant(tensor_data, self.backend)
+        # _constant(tensor_data, self.backend), inlined: every backend op's result is made here
+        t = _new_tensor(Tensor)
+        t.unique_id = next(_ids)
+        t._tensor = tensor_data
+        t.history = None
+        t.backend = t.f = self.backend
+        t.grad = None
+        return t
 
     @staticmethod
     def make(
@@ -507,7 +514,6 @@ def _constant(td: TensorData, backend: TensorBackend) -> Tensor:
     t.unique_id = next(_ids)
     t._tensor = td
     t.history = None
-    t.backend = backend
-    t.f = backend
+    t.backend = t.f = backend
     t.grad = None
     return t

@@ -701,7 +701,8 @@ class NumpyOps(TensorOps):
         is_id = vf is _np_id
 
         def ret(a: "Tensor", out: Optional["Tensor"] = None) -> "Tensor":
-            x = a._tensor.array
+            ta = a._tensor
+            x = ta._array if ta._array is not None else ta.array  # the cached view, read without the property
             if out is None:
                 return a._new(_td_from_array(vf(x)))
             o = out._tensor.array
@@ -720,7 +721,9 @@ class NumpyOps(TensorOps):
             ta, tb = a._tensor, b._tensor
             if ta.shape != tb.shape:
                 _broadcast_shapes(ta.shape, tb.shape)  # IndexingError if incompatible
-            return a._new(_td_from_array(vf(ta.array, tb.array)))
+            x = ta._array if ta._array is not None else ta.array  # the cached views, read without the property
+            y = tb._array if tb._array is not None else tb.array
+            return a._new(_td_from_array(vf(x, y)))
 
         return ret
 
@@ -738,7 +741,8 @@ class NumpyOps(TensorOps):
         vf = _vectorize_binary(fn)
 
         def ret(a: "Tensor", dim: int) -> "Tensor":
-            x = a._tensor.array
+            ta = a._tensor
+            x = ta._array if ta._array is not None else ta.array  # the cached view, read without the property
             nd = x.ndim
             if dim.__class__ is not int or not 0 <= dim < nd:
                 dim = _norm_dim(dim, nd)
@@ -762,7 +766,9 @@ class NumpyOps(TensorOps):
             len(sa) > 2 and len(sb) > 2 and sa[:-2] != sb[:-2]
         ):
             _matmul_shape(sa, sb)
-        return a._new(_td_from_array(np.matmul(ta.array, tb.array)))
+        x = ta._array if ta._array is not None else ta.array  # the cached views, read without the property
+        y = tb._array if tb._array is not None else tb.array
+        return a._new(_td_from_array(np.matmul(x, y)))
 
     cuda = False
 
