@@ -655,15 +655,15 @@ def _sequential_reduce(ufunc: np.ufunc, start: float) -> Callable[[np.ndarray, i
         n = shape[dim]
         if _fastest_axis(shape, x.strides) == dim:
             m = x.size // n
+            kept = shape[:dim] + (1,) + shape[dim + 1:]
             if m == 1:
-                # 1-D fold: accumulate is sequential by definition.
+                # 1-D fold: accumulate is sequential by definition; the identity `start` comes last
+                # (start + a0 differs from a0 at most in the sign of a zero, which this settles alike)
                 acc = ufunc.accumulate(x.reshape(n))
-                out = np.empty(shape[:dim] + (1,) + shape[dim + 1:])
-                out.reshape(1)[0] = ufunc(start, acc[-1])
-                return out
+                return ufunc(acc[-1:], start).reshape(kept)
             # make the reduced axis the slowest in memory
-            x = np.ascontiguousarray(np.moveaxis(x, dim, 0))
-            return np.expand_dims(ufunc.reduce(x, axis=0, initial=start), dim)
+            x = np.ascontiguousarray(x.transpose((dim,) + tuple(d for d in range(len(shape)) if d != dim)))
+            return ufunc.reduce(x, axis=0, initial=start).reshape(kept)
         return ufunc.reduce(x, axis=dim, keepdims=True, initial=start)
 
     return reduce
