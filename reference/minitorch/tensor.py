@@ -241,7 +241,7 @@ class Tensor:
         return Mul.apply(self._ensure_tensor(b), Inv.apply(self))
 
     def __matmul__(self, b: "Tensor") -> "Tensor":
-        return MatMul.apply(self, self._ensure_tensor(b))
+        return MatMul.apply(self, b if isinstance(b, Tensor) else self._ensure_tensor(b))
 
     def __lt__(self, b: "TensorLike") -> "Tensor":
         return LT.apply(self, self._ensure_tensor(b))
@@ -392,7 +392,7 @@ class Tensor:
         backend: Optional[TensorBackend] = None,
     ) -> "Tensor":
         """A new constant tensor from raw storage (shared if it is a float64 array)."""
-        return Tensor(TensorData(storage, shape, strides), backend=backend)
+        return Tensor(TensorData(storage, shape, strides), None, None, backend)
 
     def expand(self, other: "Tensor") -> "Tensor":
         """Bring `other` (a gradient) to `self.shape`.

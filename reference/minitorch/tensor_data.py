@@ -240,7 +240,7 @@ class TensorData:
     ):
         if (
             type(storage) is np.ndarray
-            and storage.dtype == _F64
+            and (storage.dtype is _F64 or storage.dtype == _F64)
             and storage.ndim == 1
             and storage.flags.c_contiguous
         ):

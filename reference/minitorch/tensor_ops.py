@@ -170,7 +170,7 @@ class TensorBackend:
 
 
 def _check_map_out(in_shape: Tuple[int, ...], out_shape: Tuple[int, ...]) -> None:
-    if in_shape != out_shape and shape_broadcast(in_shape, out_shape) != tuple(out_shape):
+    if in_shape != out_shape and _broadcast_shapes(tuple(in_shape), tuple(out_shape)) != tuple(out_shape):
         raise IndexingError(f"Cannot map a tensor of shape {in_shape} into shape {out_shape}.")
 
 
