@@ -540,7 +540,8 @@ class PerParameterAdam:
 def test_adam_updates_parameters_together_bit_for_bit():
     """minitorch.Adam updates the parameters of one step count as one vector: the same bits as one at a time,
     whichever parameters have a gradient at each step (step counts apart, a parameter first seen late, a
-    Parameter listed twice, a transposed gradient)."""
+    Parameter listed twice, a transposed gradient), and whatever happens to the values between steps (one
+    written in place, one replaced)."""
     rng = np.random.default_rng(5)
     shapes = [(4, 3), (3,), (3, 1), (1,), (2, 2)]
 
@@ -552,7 +553,8 @@ def test_adam_updates_parameters_together_bit_for_bit():
         b.update(mt(a.value.to_numpy()))
     opt = minitorch.Adam(ours + [ours[1]], lr=0.05, beta1=0.8, beta2=0.99)
     ref = PerParameterAdam(theirs + [theirs[1]], lr=0.05, beta1=0.8, beta2=0.99)
-    with_grad = [{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 2}, {0, 1, 2, 3, 4}, {1, 3, 4}, {0, 1, 2, 3, 4}, {0, 1, 2, 3, 4}]
+    with_grad = [{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 2}, {0, 1, 2, 3, 4}, {1, 3, 4}, {0, 1, 2, 3, 4}, {0, 1, 2, 3, 4},
+                 {0, 1, 2, 3, 4}, {0, 1, 2, 3, 4}]
     for step, which in enumerate(with_grad):
         for i in range(len(shapes)):
             g = rng.normal(size=shapes[i]) if i in which else None
@@ -566,6 +568,12 @@ def test_adam_updates_parameters_together_bit_for_bit():
             got, want = a.value.to_numpy(), b.value.to_numpy()
             assert got.view(np.int64).tolist() == want.view(np.int64).tolist(), (step, i)
             assert a.value.is_leaf() and a.value.grad is None
+        for params in (ours, theirs):  # values changed between steps: one written in place, one replaced
+            if step == 5:
+                params[2].value[(1, 0)] = 7.0
+                assert params[0].value.to_numpy()[0, 0] != 7.0 and params[1].value.to_numpy()[1] != 7.0
+            if step == 6:
+                params[3].update(mt([-0.25]))
 
 
 def test_optimizers_skip_parameters_without_grad():

@@ -19,7 +19,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .module import Parameter
-from .tensor_data import TensorData
+from .tensor import Tensor
+from .tensor_data import TensorData, _td_from_array
 
 
 def _values(t: Any) -> np.ndarray:
@@ -37,9 +38,13 @@ def _tensor_grad(p: Parameter) -> Optional[Any]:
 
 
 def _replace(p: Parameter, values: np.ndarray) -> None:
-    """`p.update` with a NEW tensor holding `values`, on the old value's backend."""
+    """`p.update` with a NEW tensor holding `values` (a float64 array the optimizer just computed, so the
+    tensor holds it itself unless it must be made C-contiguous), on the old value's backend."""
     old = p.value
-    new = type(old)._from_numpy(values, backend=old.backend)
+    if type(old) is Tensor:
+        new = Tensor(_td_from_array(values), None, None, old.backend)
+    else:
+        new = type(old)._from_numpy(values, backend=old.backend)
     p.update(new)
 
 
@@ -89,6 +94,26 @@ class SGD(Optimizer):
                 _replace(p, _values(v) - self.lr * _values(grad))
 
 
+class _FlatGroup:
+    """Parameters whose Adam moments were made together, updated as one vector.
+
+    `exp_avg`, `exp_avg_sq`: the moments of all of them, flat; each parameter's `_states`
+    arrays are pieces of these (`pieces`: (slice, shape) per parameter, in order), updated
+    in place so that they stay its state. `values`: the last new values computed for them,
+    flat, whose pieces `views` the parameters' new tensors hold (while they still do, the
+    next step reads `values` instead of concatenating the parameters again).
+    """
+
+    __slots__ = ("exp_avg", "exp_avg_sq", "pieces", "values", "views")
+
+    def __init__(self, shapes: Sequence[Tuple[int, ...]]):
+        ends = list(itertools.accumulate(math.prod(shape) for shape in shapes))
+        self.exp_avg, self.exp_avg_sq = np.zeros(ends[-1]), np.zeros(ends[-1])
+        self.pieces = [(slice(end - math.prod(shape), end), shape) for shape, end in zip(shapes, ends)]
+        self.values: Optional[np.ndarray] = None
+        self.views: List[np.ndarray] = []
+
+
 class Adam(Optimizer):
     r"""Adam as the course's `optim.py` (spring 2026, after its 2026-01-29 fix):
 
@@ -114,10 +139,8 @@ class Adam(Optimizer):
         self.beta2 = beta2
         self.eps = eps
         self._states: Dict[int, Dict[str, Any]] = {id(p): {} for p in self.parameters}
-        #: ids of parameters whose moments were made together -> (exp_avg, exp_avg_sq) buffers, of which each
-        #: of their `_states` arrays is a piece (updated in place, so the pieces stay the states), and the pieces
-        #: (slice, shape) in order
-        self._flat: Dict[Tuple[int, ...], Tuple[np.ndarray, np.ndarray, List[Tuple[slice, Tuple[int, ...]]]]] = {}
+        #: ids of parameters whose moments were made together (in order) -> their `_FlatGroup`
+        self._flat: Dict[Tuple[int, ...], _FlatGroup] = {}
 
     def zero_grad(self) -> None:
         """Forget every current value's gradient (the course's Adam has it from spring 2025 on)."""
@@ -152,15 +175,12 @@ class Adam(Optimizer):
             _replace(p, new_values[key])
 
     def _init_states(self, fresh: Sequence[Tuple[Parameter, Any]]) -> None:
-        """Zero moments for parameters seen for the first time: pieces of two flat buffers (`_flat`)."""
-        shapes = [_values(grad).shape for _, grad in fresh]
-        ends = list(itertools.accumulate(math.prod(shape) for shape in shapes))
-        exp_avg, exp_avg_sq = np.zeros(ends[-1]), np.zeros(ends[-1])
-        pieces = [(slice(end - math.prod(shape), end), shape) for shape, end in zip(shapes, ends)]
-        for (p, _), (piece, shape) in zip(fresh, pieces):
-            self._states[id(p)].update(step=0, exp_avg=exp_avg[piece].reshape(shape),
-                                       exp_avg_sq=exp_avg_sq[piece].reshape(shape))
-        self._flat[tuple(id(p) for p, _ in fresh)] = (exp_avg, exp_avg_sq, pieces)
+        """Zero moments for parameters seen for the first time: pieces of one new `_FlatGroup`."""
+        flat = _FlatGroup([_values(grad).shape for _, grad in fresh])
+        for (p, _), (piece, shape) in zip(fresh, flat.pieces):
+            self._states[id(p)].update(step=0, exp_avg=flat.exp_avg[piece].reshape(shape),
+                                       exp_avg_sq=flat.exp_avg_sq[piece].reshape(shape))
+        self._flat[tuple(id(p) for p, _ in fresh)] = flat
 
     def _update_group(self, group: Dict[int, Tuple[Parameter, Any]], step: int) -> Dict[int, np.ndarray]:
         """The new values (by parameter id) of the parameters in `group` ({id: (parameter, gradient)}, in
@@ -176,11 +196,15 @@ class Adam(Optimizer):
                 out[key] = self._update_arrays(state["exp_avg"], state["exp_avg_sq"], _values(grad),
                                                _values(p.value), step_size)
             return out
-        exp_avg, exp_avg_sq, pieces = flat
         grads = np.concatenate([_values(grad).reshape(-1) for _, grad in group.values()])
-        values = np.concatenate([_values(p.value).reshape(-1) for p, _ in group.values()])
-        new = self._update_arrays(exp_avg, exp_avg_sq, grads, values, step_size)
-        return {key: new[piece].reshape(shape) for key, (piece, shape) in zip(group, pieces)}
+        if flat.values is not None and all(_values(p.value) is v for (p, _), v in zip(group.values(), flat.views)):
+            values = flat.values  # each parameter still holds its piece of the last result
+        else:
+            values = np.concatenate([_values(p.value).reshape(-1) for p, _ in group.values()])
+        flat.values = self._update_arrays(flat.exp_avg, flat.exp_avg_sq, grads, values, step_size)
+        out = {key: flat.values[piece].reshape(shape) for key, (piece, shape) in zip(group, flat.pieces)}
+        flat.views = list(out.values())
+        return out
 
     def _update_arrays(self, exp_avg: np.ndarray, exp_avg_sq: np.ndarray, g: np.ndarray, value: np.ndarray,
                        step_size: float) -> np.ndarray:
