@@ -513,6 +513,69 @@ def test_adam_first_step_is_bias_corrected():
     close(p.value, [0.9, -1.9, 2.9], rtol=1e-3, atol=1e-3)
 
 
+class PerParameterAdam:
+    """The course's Adam one parameter at a time, in NumPy (what minitorch.Adam computed before it updated the
+    parameters of one step count together): the bit-for-bit reference of `test_adam_updates_..._bit_for_bit`."""
+
+    def __init__(self, parameters, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+        self.parameters, self.lr, self.beta1, self.beta2, self.eps = list(parameters), lr, beta1, beta2, eps
+        self.states = {}
+
+    def step(self):
+        for p in self.parameters:
+            if p.value.grad is None:
+                continue
+            g = p.value.grad.to_numpy()
+            state = self.states.setdefault(id(p), {})
+            if not state:
+                state.update(step=0, exp_avg=np.zeros_like(g), exp_avg_sq=np.zeros_like(g))
+            state["step"] += 1
+            state["exp_avg"] = state["exp_avg"] * self.beta1 + (1 - self.beta1) * g
+            state["exp_avg_sq"] = state["exp_avg_sq"] * self.beta2 + (1 - self.beta2) * g**2
+            denom = np.sqrt(state["exp_avg_sq"]) + self.eps
+            step_size = self.lr * math.sqrt(1.0 - self.beta2 ** state["step"]) / (1.0 - self.beta1 ** state["step"])
+            p.update(Tensor._from_numpy(p.value.to_numpy() - step_size * state["exp_avg"] / denom))
+
+
+def test_adam_updates_parameters_together_bit_for_bit():
+    """minitorch.Adam updates the parameters of one step count as one vector: the same bits as one at a time,
+    whichever parameters have a gradient at each step (step counts apart, a parameter first seen late, a
+    Parameter listed twice, a transposed gradient), and whatever happens to the values between steps (one
+    written in place, one replaced)."""
+    rng = np.random.default_rng(5)
+    shapes = [(4, 3), (3,), (3, 1), (1,), (2, 2)]
+
+    def params():
+        return [Parameter(mt(rng.normal(size=shape))) for shape in shapes]
+
+    ours, theirs = params(), params()
+    for a, b in zip(ours, theirs):
+        b.update(mt(a.value.to_numpy()))
+    opt = minitorch.Adam(ours + [ours[1]], lr=0.05, beta1=0.8, beta2=0.99)
+    ref = PerParameterAdam(theirs + [theirs[1]], lr=0.05, beta1=0.8, beta2=0.99)
+    with_grad = [{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 2}, {0, 1, 2, 3, 4}, {1, 3, 4}, {0, 1, 2, 3, 4}, {0, 1, 2, 3, 4},
+                 {0, 1, 2, 3, 4}, {0, 1, 2, 3, 4}]
+    for step, which in enumerate(with_grad):
+        for i in range(len(shapes)):
+            g = rng.normal(size=shapes[i]) if i in which else None
+            for p in (ours[i], theirs[i]):
+                p.value.grad = None if g is None else minitorch.tensor(g)
+                if i == 0 and g is not None and step % 2:  # a gradient that is a transposed view
+                    p.value.grad = minitorch.tensor(g.T).permute(1, 0)
+        opt.step()
+        ref.step()
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            got, want = a.value.to_numpy(), b.value.to_numpy()
+            assert got.view(np.int64).tolist() == want.view(np.int64).tolist(), (step, i)
+            assert a.value.is_leaf() and a.value.grad is None
+        for params in (ours, theirs):  # values changed between steps: one written in place, one replaced
+            if step == 5:
+                params[2].value[(1, 0)] = 7.0
+                assert params[0].value.to_numpy()[0, 0] != 7.0 and params[1].value.to_numpy()[1] != 7.0
+            if step == 6:
+                params[3].update(mt([-0.25]))
+
+
 def test_optimizers_skip_parameters_without_grad():
     np.random.seed(22)
     model = MLP()

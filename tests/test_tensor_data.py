@@ -186,3 +186,136 @@ def test_sample_and_to_string(td, _seed):
     s = td.to_string()
     assert s.count("[") == s.count("]") >= 1
     assert isinstance(td.tuple()[1], np.ndarray) and tuple(td.tuple()[1]) == td.shape
+
+
+# -- many `random.random()` values at once (rand's bulk draw) -------------------------------------------
+
+
+def _bits(values) -> list:
+    return np.asarray(values, dtype=np.float64).view(np.int64).tolist()
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**40 + 3])
+@pytest.mark.parametrize("skip", [0, 5, 623, 624, 1001])
+@pytest.mark.parametrize("n", [0, 1, 2, 127, 128, 129, 311, 623, 624, 625, 1024, 1249, 5003])
+def test_uniform_floats_is_the_python_loop_bit_for_bit(seed, skip, n):
+    """The values, the generator state after (gauss cache included) and the stream that follows are the loop's,
+    wherever the generator stands (`skip` draws after the seed) and whatever `n` (bulk or loop)."""
+    import random
+
+    from minitorch.tensor_data import _uniform_floats
+
+    random.seed(seed)
+    for _ in range(skip):
+        random.random()
+    random.gauss(0.0, 1.0)  # a cached second gaussian: random.random() leaves it alone
+    start = random.getstate()
+    want = [random.random() for _ in range(n)]
+    want_state, want_next = random.getstate(), [random.random() for _ in range(700)]
+    random.setstate(start)
+    got = _uniform_floats(n)
+    assert got.dtype == np.float64 and got.shape == (n,)
+    assert _bits(got) == _bits(want)
+    assert random.getstate() == want_state
+    assert [random.random() for _ in range(700)] == want_next
+
+
+def test_uniform_floats_uses_the_bulk_draw_when_it_can(monkeypatch):
+    """Large draws from the C `random()` go through `_bulk_uniform`, checked exact once (else this file's tests
+    would pass on the loop alone); small ones, through the loop."""
+    import random
+
+    from minitorch import tensor_data
+
+    calls = []
+    real = tensor_data._bulk_uniform
+    monkeypatch.setattr(tensor_data, "_bulk_uniform", lambda inst, n: calls.append(n) or real(inst, n))
+    random.seed(1)
+    tensor_data._uniform_floats(tensor_data._BULK_MIN - 1)
+    assert calls == []
+    tensor_data._uniform_floats(tensor_data._BULK_MIN)
+    assert tensor_data._BULK_OK is True and calls[-1] == tensor_data._BULK_MIN
+
+
+def test_uniform_floats_calls_a_patched_random_once_per_value(monkeypatch):
+    """A monkeypatched `random.random` (not the C method of a Random) is called n times, in order: the loop."""
+    import random
+
+    from minitorch.tensor_data import _BULK_MIN, _uniform_floats
+
+    calls = []
+
+    def counting() -> float:
+        calls.append(None)
+        return len(calls) / 10_000.0
+
+    monkeypatch.setattr(random, "random", counting)
+    n = 2 * _BULK_MIN
+    got = _uniform_floats(n)
+    assert len(calls) == n
+    assert got.tolist() == [(i + 1) / 10_000.0 for i in range(n)]
+    # rand (and so dropout) draws through it
+    calls.clear()
+    t = minitorch.rand((n // 4, 4))
+    assert len(calls) == n and t.to_numpy().reshape(-1).tolist() == [(i + 1) / 10_000.0 for i in range(n)]
+
+
+def test_uniform_floats_draws_from_the_generator_random_random_is_bound_to(monkeypatch):
+    """`random.random` rebound to another Random's method: the values and state are that generator's."""
+    import random
+
+    from minitorch.tensor_data import _BULK_MIN, _uniform_floats
+
+    mine, twin = random.Random(42), random.Random(42)
+    global_state = random.getstate()
+    monkeypatch.setattr(random, "random", mine.random)
+    got = _uniform_floats(_BULK_MIN + 11)
+    assert _bits(got) == _bits([twin.random() for _ in range(_BULK_MIN + 11)])
+    assert mine.getstate() == twin.getstate()
+    monkeypatch.undo()
+    assert random.getstate() == global_state
+
+
+def test_uniform_floats_leaves_a_subclass_overriding_random_to_its_loop(monkeypatch):
+    """A Random subclass with its own `random` (say SystemRandom) is never bypassed."""
+    import random
+
+    from minitorch.tensor_data import _BULK_MIN, _uniform_floats
+
+    class Halves(random.Random):
+        def random(self) -> float:
+            return 0.5
+
+    monkeypatch.setattr(random, "random", Halves(3).random)
+    assert _uniform_floats(_BULK_MIN + 1).tolist() == [0.5] * (_BULK_MIN + 1)
+
+
+def test_rand_matches_the_loop_for_a_large_tensor():
+    import random
+
+    random.seed(11)
+    want = np.array([random.random() for _ in range(40 * 30)]).reshape(40, 30)
+    after = random.random()
+    random.seed(11)
+    got = minitorch.rand((40, 30))
+    assert _bits(got.to_numpy()) == _bits(want) and random.random() == after
+
+
+def test_a_bulk_draw_that_fails_its_check_is_not_used(monkeypatch):
+    """`_bulk_matches_the_loop` refuses a bulk draw whose values or state differ from the loop's (another Python's
+    generator), and `_uniform_floats` then draws with the loop."""
+    import random
+
+    from minitorch import tensor_data
+
+    real = tensor_data._bulk_uniform
+    monkeypatch.setattr(tensor_data, "_bulk_uniform", lambda inst, n: real(inst, n) * (1 - 2**-52))
+    assert tensor_data._bulk_matches_the_loop() is False
+    monkeypatch.setattr(tensor_data, "_bulk_uniform", lambda inst, n: (inst.random(), real(inst, n))[1])
+    assert tensor_data._bulk_matches_the_loop() is False
+    monkeypatch.setattr(tensor_data, "_BULK_OK", None)
+    random.seed(5)
+    want = [random.random() for _ in range(tensor_data._BULK_MIN)]
+    random.seed(5)
+    assert _bits(tensor_data._uniform_floats(tensor_data._BULK_MIN)) == _bits(want)
+    assert tensor_data._BULK_OK is False

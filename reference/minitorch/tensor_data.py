@@ -20,6 +20,8 @@ from __future__ import annotations
 import random
 from typing import Any, Iterable, Iterator, Optional, Sequence, Tuple, TypeAlias, Union  # noqa: F401
 
+import _random
+
 import numpy as np
 import numpy.typing as npt
 from numpy import array, float64  # noqa: F401  (the course's tensor_data has these names)
@@ -159,6 +161,24 @@ def shape_broadcast(shape1: UserShape, shape2: UserShape) -> Tuple[int, ...]:
     return tuple(out)
 
 
+#: (shape1, shape2) -> their broadcast shape, for shapes that broadcast (a training loop repeats its shapes)
+_BROADCAST_CACHE: dict = {}
+
+
+def _broadcast_shapes(shape1: Tuple[int, ...], shape2: Tuple[int, ...]) -> Tuple[int, ...]:
+    """`shape_broadcast` of two shape tuples (a TensorData's `shape`), remembered.
+
+    Raises the same IndexingError for shapes that do not broadcast (never remembered).
+    """
+    key = (shape1, shape2)
+    out = _BROADCAST_CACHE.get(key)
+    if out is None:
+        out = shape_broadcast(shape1, shape2)
+        if len(_BROADCAST_CACHE) < 4096:
+            _BROADCAST_CACHE[key] = out
+    return out
+
+
 _STRIDES_CACHE: dict = {}
 
 
@@ -189,6 +209,8 @@ def _is_contiguous(shape: Tuple[int, ...], strides: Tuple[int, ...]) -> bool:
 
 
 _F64 = np.dtype(np.float64)
+#: (shape, strides, order) -> (shape, strides, contiguous) of that permuted view (valid orders only)
+_PERMUTED: dict = {}
 
 
 class TensorData:
@@ -218,7 +240,7 @@ class TensorData:
     ):
         if (
             type(storage) is np.ndarray
-            and storage.dtype == _F64
+            and (storage.dtype is _F64 or storage.dtype == _F64)
             and storage.ndim == 1
             and storage.flags.c_contiguous
         ):
@@ -378,20 +400,24 @@ class TensorData:
         """
         if len(order) == 1 and isinstance(order[0], (tuple, list)):
             order = tuple(order[0])
-        order = tuple(int(o) for o in order)
-        if sorted(order) != list(range(len(self.shape))):
-            raise IndexingError(
-                f"Must give a permutation of range({len(self.shape)}), got {order}."
-            )
-        shape = tuple(self.shape[o] for o in order)
-        strides = tuple(self.strides[o] for o in order)
+        order = tuple(map(int, order))
+        key = (self.shape, self.strides, order)
+        layout = _PERMUTED.get(key)
+        if layout is None:
+            if sorted(order) != list(range(len(self.shape))):
+                raise IndexingError(
+                    f"Must give a permutation of range({len(self.shape)}), got {order}."
+                )
+            shape = tuple(self.shape[o] for o in order)
+            strides = tuple(self.strides[o] for o in order)
+            layout = (shape, strides, _is_contiguous(shape, strides))
+            if len(_PERMUTED) < 4096:
+                _PERMUTED[key] = layout
         td = _new_td(TensorData)
         td._st = self._storage
-        td.shape = shape
-        td.strides = strides
+        td.shape, td.strides, td._contig = layout
         td.size = self.size
         td.dims = self.dims
-        td._contig = _is_contiguous(shape, strides)
         td._array = self._array.transpose(order) if self._array is not None else None
         return td
 
@@ -427,10 +453,82 @@ _new_td = object.__new__
 
 
 def _td_from_array(arr: Any) -> TensorData:
-    """TensorData owning a C-contiguous float64 copy-or-view of `arr` (internal)."""
+    """TensorData owning a C-contiguous float64 copy-or-view of `arr` (internal).
+
+    `TensorData._from_array` after the copy, if one is needed (its body, inlined: every op's result
+    comes through here).
+    """
     if type(arr) is not np.ndarray or arr.dtype is not _F64 or not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr, dtype=np.float64)
-    return TensorData._from_array(arr)
+    td = _new_td(TensorData)
+    td._st = None
+    td._array = arr
+    shape = td.shape = arr.shape
+    strides = _STRIDES_CACHE.get(shape)
+    td.strides = strides if strides is not None else strides_from_shape(shape)
+    td.size = arr.size
+    td.dims = len(shape)
+    td._contig = True
+    return td
+
+
+# -- many `random.random()` values at once ----------------------------------------------------------
+
+
+#: from this many values on, `_uniform_floats` computes them from one `getrandbits` call
+_BULK_MIN = 128
+_C_RANDOM = _random.Random.random
+
+
+def _bulk_uniform(inst: "_random.Random", n: int) -> np.ndarray:
+    """The next `n` values of `inst.random()` (the C method), from the same 32-bit words of its generator.
+
+    `random()` makes each double from two successive MT19937 words a, b as
+    ((a >> 5) * 2**26 + (b >> 6)) / 2**53; `getrandbits(64 n)` takes exactly the next
+    2n words, the first in the least significant bits. Every step is exact in float64,
+    and the generator is left where the n calls leave it.
+    """
+    bits = _random.Random.getrandbits(inst, 64 * n)
+    words = np.frombuffer(bits.to_bytes(8 * n, "little"), dtype="<u4")
+    return ((words[0::2] >> 5) * 67108864.0 + (words[1::2] >> 6)) / 9007199254740992.0
+
+
+def _bulk_matches_the_loop() -> bool:
+    """`_bulk_uniform` checked against `random()` itself (values and state after), on private generators."""
+    for seed, skip, n in ((0, 0, 1), (1, 5, 623), (2, 623, 2), (3, 1, 1249), (2**40 + 7, 0, 624)):
+        bulk, loop = random.Random(seed), random.Random(seed)
+        for r in (bulk, loop):
+            for _ in range(skip):
+                r.random()
+        got = _bulk_uniform(bulk, n)
+        want = np.array([loop.random() for _ in range(n)], dtype=np.float64)
+        if not (np.array_equal(got.view(np.int64), want.view(np.int64)) and bulk.getstate() == loop.getstate()):
+            return False  # pragma: no cover - another Python implementation
+    return True
+
+
+#: whether `_bulk_uniform` is exact here: None until first needed
+_BULK_OK: Optional[bool] = None
+
+
+def _uniform_floats(n: int) -> np.ndarray:
+    """`np.array([random.random() for _ in range(n)], dtype=np.float64)`, bit for bit.
+
+    The generator is left exactly where those `n` calls leave it. When
+    `random.random` is the C method of a `random.Random` (not monkeypatched)
+    and `n` is large, the values come from `_bulk_uniform`; otherwise from the
+    loop itself (so a patched `random.random` is called `n` times, in order).
+    """
+    global _BULK_OK
+    draw = random.random
+    if n >= _BULK_MIN:
+        inst = getattr(draw, "__self__", None)
+        if isinstance(inst, _random.Random) and draw == _C_RANDOM.__get__(inst):
+            if _BULK_OK is None:
+                _BULK_OK = _bulk_matches_the_loop()
+            if _BULK_OK:
+                return _bulk_uniform(inst, n)
+    return np.array([random.random() for _ in range(n)], dtype=np.float64)
 
 
 def iter_shape(shape: UserShape) -> Iterator[Tuple[int, ...]]:

@@ -30,7 +30,7 @@ import minitorch
 
 from . import operators  # noqa: F401  (llmsys files use operators.prod)
 from .autodiff import Context
-from .tensor_data import TensorData, _td_from_array, datasize, datatype  # noqa: F401
+from .tensor_data import TensorData, _td_from_array, _uniform_floats, datasize, datatype  # noqa: F401
 from .tensor_ops import FastBackend, SimpleBackend, TensorBackend  # noqa: F401
 
 if TYPE_CHECKING:
@@ -75,10 +75,10 @@ class Function:
         c = cls._forward(ctx, *raw_vals)
 
         # Create a new variable from the result with a new history.
-        back = None
+        out = c._new(c._tensor)  # Tensor(c._tensor, backend=c.backend): a new node over the same data
         if need_grad:
-            back = minitorch.History(cls, ctx, vals)
-        return minitorch.Tensor(c._tensor, back, backend=c.backend)
+            out.history = minitorch.History(cls, ctx, vals)
+        return out
 
 
 def _const(value: float, like: "Tensor") -> "Tensor":
@@ -552,15 +552,17 @@ def rand(
 ) -> "Tensor":
     """Uniform samples in [0, 1) from Python's `random` module, as the course's `rand`.
 
-    One `random.random()` call per element, in row-major order, so
-    `random.seed(s)` makes the values reproducible (the course's seeded tests
-    of `Linear` and `Network` depend on exactly this order).
+    The values of one `random.random()` call per element, in row-major order,
+    so `random.seed(s)` makes the values reproducible (the course's seeded tests
+    of `Linear` and `Network` depend on exactly this order). Large tensors draw
+    them in bulk, bit for bit the same values and the same generator state
+    after (`tensor_data._uniform_floats`).
     """
     dims = tuple(int(s) for s in shape)
     size = 1
     for s in dims:
         size *= s
-    vals = np.array([random.random() for _ in range(size)], dtype=np.float64).reshape(dims)
+    vals = _uniform_floats(size).reshape(dims)
     t = minitorch.Tensor(TensorData._from_array(vals), backend=backend)
     t.requires_grad_(requires_grad)
     return t

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import autodiff, operators  # noqa: F401  (the course's tensor module has `operators`)
 from .autodiff import Context, Variable, backpropagate  # noqa: F401  (and `backpropagate`)
-from .tensor_data import IndexingError, TensorData, shape_broadcast
+from .tensor_data import IndexingError, TensorData, _broadcast_shapes, _td_from_array, shape_broadcast  # noqa: F401
 # Only the names every llmsys/minitorch `tensor_functions.py` defines: a
 # student's whole file may be swapped in for the reference one.
 from . import tensor_functions as _tf
@@ -109,7 +109,7 @@ class Tensor:
         name: Optional[str] = None,
         backend: Optional[TensorBackend] = None,
     ):
-        assert isinstance(v, TensorData), f"Tensor needs a TensorData, got {type(v)}"
+        assert v.__class__ is TensorData or isinstance(v, TensorData), f"Tensor needs a TensorData, got {type(v)}"
         self.unique_id = next(_ids)
         self._tensor = v
         self.history = back
@@ -188,11 +188,11 @@ class Tensor:
     def _const(self, b: float) -> "Tensor":
         arr = np.empty(1, dtype=_F64)
         arr[0] = b
-        return Tensor(TensorData._from_array(arr), backend=self.backend)
+        return _constant(TensorData._from_array(arr), self.backend)
 
     def _ints_tensor(self, values: Sequence[int]) -> "Tensor":
         """A constant 1-D tensor holding small ints (dims, shapes, orders)."""
-        return Tensor(TensorData._from_array(np.array(values, dtype=_F64)), backend=self.backend)
+        return _constant(TensorData._from_array(np.array(values, dtype=_F64)), self.backend)
 
     def _ensure_tensor(self, b: "TensorLike") -> "Tensor":
         """Turn a number into a constant tensor of shape (1,); tensors pass through."""
@@ -205,7 +205,7 @@ class Tensor:
     # -- arithmetic ----------------------------------------------------------
 
     def __add__(self, b: "TensorLike") -> "Tensor":
-        return Add.apply(self, self._ensure_tensor(b))
+        return Add.apply(self, b if isinstance(b, Tensor) else self._ensure_tensor(b))
 
     def __radd__(self, b: "TensorLike") -> "Tensor":
         """`b + self` as the course builds it: `self + b` (self is the first input)."""
@@ -217,7 +217,7 @@ class Tensor:
         return Add.apply(self, Neg.apply(self._ensure_tensor(b)))
 
     def __mul__(self, b: "TensorLike") -> "Tensor":
-        return Mul.apply(self, self._ensure_tensor(b))
+        return Mul.apply(self, b if isinstance(b, Tensor) else self._ensure_tensor(b))
 
     def __rmul__(self, b: "TensorLike") -> "Tensor":
         """`b * self` as the course builds it: `self * b` (self is the first input)."""
@@ -241,7 +241,7 @@ class Tensor:
         return Mul.apply(self._ensure_tensor(b), Inv.apply(self))
 
     def __matmul__(self, b: "Tensor") -> "Tensor":
-        return MatMul.apply(self, self._ensure_tensor(b))
+        return MatMul.apply(self, b if isinstance(b, Tensor) else self._ensure_tensor(b))
 
     def __lt__(self, b: "TensorLike") -> "Tensor":
         return LT.apply(self, self._ensure_tensor(b))
@@ -333,7 +333,7 @@ class Tensor:
         """The same (contiguous) storage with another shape; one entry may be -1."""
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        shape = tuple(int(s) for s in shape)
+        shape = tuple(map(int, shape))
         if -1 in shape:
             known = 1
             for s in shape:
@@ -375,7 +375,14 @@ class Tensor:
             self._tensor.to_cuda_()
 
     def _new(self, tensor_data: TensorData) -> "Tensor":
-        return Tensor(tensor_data, backend=self.backend)
+        # _constant(tensor_data, self.backend), inlined: every backend op's result is made here
+        t = _new_tensor(Tensor)
+        t.unique_id = next(_ids)
+        t._tensor = tensor_data
+        t.history = None
+        t.backend = t.f = self.backend
+        t.grad = None
+        return t
 
     @staticmethod
     def make(
@@ -385,7 +392,7 @@ class Tensor:
         backend: Optional[TensorBackend] = None,
     ) -> "Tensor":
         """A new constant tensor from raw storage (shared if it is a float64 array)."""
-        return Tensor(TensorData(storage, shape, strides), backend=backend)
+        return Tensor(TensorData(storage, shape, strides), None, None, backend)
 
     def expand(self, other: "Tensor") -> "Tensor":
         """Bring `other` (a gradient) to `self.shape`.
@@ -394,36 +401,38 @@ class Tensor:
         `self.shape` (extra or size-1 dims of `self` that grew) it is summed over
         those dims. This is how broadcasting inputs receive their gradients.
         """
-        if self.shape == other.shape:
+        shape, other_shape = self._tensor.shape, other._tensor.shape
+        if shape == other_shape:
             return other
-        true_shape = shape_broadcast(self.shape, other.shape)
-        if other.shape == true_shape:
+        true_shape = _broadcast_shapes(shape, other_shape)
+        if other_shape == true_shape:
             out = other
         else:
             out = self.zeros(true_shape)
             self.backend.id_map(other, out)
-            if self.shape == true_shape:
+            if shape == true_shape:
                 return out
-        orig_shape = (1,) * (len(true_shape) - len(self.shape)) + tuple(self.shape)
+        orig_shape = (1,) * (len(true_shape) - len(shape)) + shape
         for dim, size in enumerate(true_shape):
             if orig_shape[dim] == 1 and size != 1:
                 out = self.backend.add_reduce(out, dim)
         assert out.size == self.size, f"{out.shape} {self.shape}"
         if not out._tensor.is_contiguous():
             out = self.backend.id_map(out)
-        return Tensor(TensorData(out._tensor._storage, self.shape), backend=self.backend)
+        # the summed values in `self`'s shape (a view of out's contiguous storage)
+        return _constant(_td_from_array(out._tensor.array.reshape(shape)), self.backend)
 
     def zeros(self, shape: Optional["UserShape"] = None) -> "Tensor":
         """A constant tensor of zeros (default: this tensor's shape) on the same backend."""
         shp = self.shape if shape is None else tuple(int(s) for s in shape)
-        return Tensor(TensorData._from_array(np.zeros(shp, dtype=_F64)), backend=self.backend)
+        return _constant(TensorData._from_array(np.zeros(shp, dtype=_F64)), self.backend)
 
     def tuple(self) -> Tuple["Storage", "Shape", "Strides"]:
         return self._tensor.tuple()
 
     def detach(self) -> "Tensor":
         """The same data without history (a constant)."""
-        return Tensor(self._tensor, backend=self.backend)
+        return _constant(self._tensor, self.backend)
 
     # -- Variable protocol --------------------------------------------------
 
@@ -432,7 +441,7 @@ class Tensor:
         assert self.is_leaf(), "Only leaf variables can have derivatives."
         if not isinstance(x, Tensor):
             x = self._ensure_tensor(x)
-        if x.shape != self.shape:
+        if x._tensor.shape != self._tensor.shape:
             x = self.expand(x)
         if self.grad is None:
             self.grad = x if x.history is None else x.detach()
@@ -464,10 +473,13 @@ class Tensor:
 
         x = h.last_fn._backward(h.ctx, d_output)
         assert len(x) == len(h.inputs), f"Bug in function {h.last_fn}"
-        return [
-            (inp, inp.expand(d_in if isinstance(d_in, Tensor) else self._ensure_tensor(d_in)))
-            for inp, d_in in zip(h.inputs, x)
-        ]
+        pairs = []
+        for inp, d_in in zip(h.inputs, x):
+            if not isinstance(d_in, Tensor):
+                d_in = self._ensure_tensor(d_in)
+            # expand(d_in) is d_in itself when the shapes agree
+            pairs.append((inp, d_in if d_in._tensor.shape == inp._tensor.shape else inp.expand(d_in)))
+        return pairs
 
     def backward(self, grad_output: Optional["TensorLike"] = None) -> None:
         """Backpropagate from this tensor, filling `.grad` on the leaves.
@@ -490,3 +502,18 @@ class Tensor:
             if grad_output.shape != self.shape:
                 grad_output = self.expand(grad_output)
         autodiff.backpropagate(self, grad_output)
+
+
+_new_tensor = object.__new__
+
+
+def _constant(td: TensorData, backend: TensorBackend) -> Tensor:
+    """`Tensor(td, None, None, backend)`, without the constructor's call and checks (internal: `td` is a
+    TensorData). Sets the attributes `Tensor.__init__` sets, in the same order."""
+    t = _new_tensor(Tensor)
+    t.unique_id = next(_ids)
+    t._tensor = td
+    t.history = None
+    t.backend = t.f = backend
+    t.grad = None
+    return t

@@ -52,6 +52,7 @@ from .tensor_data import (
     Shape,
     Storage,
     Strides,
+    _broadcast_shapes,
     _td_from_array,
     broadcast_index,
     index_to_position,
@@ -169,7 +170,7 @@ class TensorBackend:
 
 
 def _check_map_out(in_shape: Tuple[int, ...], out_shape: Tuple[int, ...]) -> None:
-    if in_shape != out_shape and shape_broadcast(in_shape, out_shape) != tuple(out_shape):
+    if in_shape != out_shape and _broadcast_shapes(tuple(in_shape), tuple(out_shape)) != tuple(out_shape):
         raise IndexingError(f"Cannot map a tensor of shape {in_shape} into shape {out_shape}.")
 
 
@@ -515,8 +516,9 @@ def _np_relu(x: np.ndarray) -> np.ndarray:
 def _np_sigmoid(x: np.ndarray) -> np.ndarray:
     # operators.sigmoid: x >= 0 -> 1 / (1 + exp(-x)); x < 0 -> exp(x) / (1 + exp(x)).
     # In both cases the exponential is exp(-|x|).
+    # The numerator is 1 or e, the denominator 1 + e in both cases: one division.
     e = _exp(np.negative(np.abs(x)))
-    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+    return np.divide(np.where(x >= 0, 1.0, e), 1.0 + e)
 
 
 def _np_inv(x: np.ndarray) -> np.ndarray:
@@ -617,6 +619,23 @@ def _vectorize_binary(fn: Callable[[float, float], float]) -> Callable[[Any, Any
 
 _PREFIX = [(slice(None),) * d for d in range(MAX_DIMS)]
 
+#: (shape, byte strides) -> `_fastest_axis` (a training loop repeats its layouts)
+_FASTEST_AXIS: dict = {}
+
+
+def _fastest_axis(shape: Tuple[int, ...], strides: Tuple[int, ...]) -> int:
+    """The axis of size > 1 with the smallest |stride| (the first of equals); -1 if there is none."""
+    key = (shape, strides)
+    fastest = _FASTEST_AXIS.get(key)
+    if fastest is None:
+        fastest, fast_stride = -1, None
+        for d, (size, stride) in enumerate(zip(shape, strides)):
+            if size > 1 and (fast_stride is None or abs(stride) < fast_stride):
+                fastest, fast_stride = d, abs(stride)
+        if len(_FASTEST_AXIS) < 4096:
+            _FASTEST_AXIS[key] = fastest
+    return fastest
+
 
 def _sequential_reduce(ufunc: np.ufunc, start: float) -> Callable[[np.ndarray, int], np.ndarray]:
     """`ufunc.reduce` along `dim` in the order of the Python fold: start, a0, a1, ...
@@ -634,25 +653,17 @@ def _sequential_reduce(ufunc: np.ufunc, start: float) -> Callable[[np.ndarray, i
     def reduce(x: np.ndarray, dim: int) -> np.ndarray:
         shape = x.shape
         n = shape[dim]
-        strides = x.strides
-        fastest = -1
-        fast_stride = None
-        for d, (size, stride) in enumerate(zip(shape, strides)):
-            if size > 1:
-                st = abs(stride)
-                if fast_stride is None or st < fast_stride:
-                    fastest, fast_stride = d, st
-        if fastest == dim:
+        if _fastest_axis(shape, x.strides) == dim:
             m = x.size // n
+            kept = shape[:dim] + (1,) + shape[dim + 1:]
             if m == 1:
-                # 1-D fold: accumulate is sequential by definition.
+                # 1-D fold: accumulate is sequential by definition; the identity `start` comes last
+                # (start + a0 differs from a0 at most in the sign of a zero, which this settles alike)
                 acc = ufunc.accumulate(x.reshape(n))
-                out = np.empty(shape[:dim] + (1,) + shape[dim + 1:])
-                out.reshape(1)[0] = ufunc(start, acc[-1])
-                return out
+                return ufunc(acc[-1:], start).reshape(kept)
             # make the reduced axis the slowest in memory
-            x = np.ascontiguousarray(np.moveaxis(x, dim, 0))
-            return np.expand_dims(ufunc.reduce(x, axis=0, initial=start), dim)
+            x = np.ascontiguousarray(x.transpose((dim,) + tuple(d for d in range(len(shape)) if d != dim)))
+            return ufunc.reduce(x, axis=0, initial=start).reshape(kept)
         return ufunc.reduce(x, axis=dim, keepdims=True, initial=start)
 
     return reduce
@@ -690,7 +701,8 @@ class NumpyOps(TensorOps):
         is_id = vf is _np_id
 
         def ret(a: "Tensor", out: Optional["Tensor"] = None) -> "Tensor":
-            x = a._tensor.array
+            ta = a._tensor
+            x = ta._array if ta._array is not None else ta.array  # the cached view, read without the property
             if out is None:
                 return a._new(_td_from_array(vf(x)))
             o = out._tensor.array
@@ -708,8 +720,10 @@ class NumpyOps(TensorOps):
         def ret(a: "Tensor", b: "Tensor") -> "Tensor":
             ta, tb = a._tensor, b._tensor
             if ta.shape != tb.shape:
-                shape_broadcast(ta.shape, tb.shape)  # IndexingError if incompatible
-            return a._new(_td_from_array(vf(ta.array, tb.array)))
+                _broadcast_shapes(ta.shape, tb.shape)  # IndexingError if incompatible
+            x = ta._array if ta._array is not None else ta.array  # the cached views, read without the property
+            y = tb._array if tb._array is not None else tb.array
+            return a._new(_td_from_array(vf(x, y)))
 
         return ret
 
@@ -727,7 +741,8 @@ class NumpyOps(TensorOps):
         vf = _vectorize_binary(fn)
 
         def ret(a: "Tensor", dim: int) -> "Tensor":
-            x = a._tensor.array
+            ta = a._tensor
+            x = ta._array if ta._array is not None else ta.array  # the cached view, read without the property
             nd = x.ndim
             if dim.__class__ is not int or not 0 <= dim < nd:
                 dim = _norm_dim(dim, nd)
@@ -751,7 +766,9 @@ class NumpyOps(TensorOps):
             len(sa) > 2 and len(sb) > 2 and sa[:-2] != sb[:-2]
         ):
             _matmul_shape(sa, sb)
-        return a._new(_td_from_array(np.matmul(ta.array, tb.array)))
+        x = ta._array if ta._array is not None else ta.array  # the cached views, read without the property
+        y = tb._array if tb._array is not None else tb.array
+        return a._new(_td_from_array(np.matmul(x, y)))
 
     cuda = False
 
