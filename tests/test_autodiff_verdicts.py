@@ -207,6 +207,31 @@ def test_a_ratio_over_the_bound_passes_when_the_graders_linear_pass_grew_alike()
     assert verdict.fraction == 0 and verdict.misconception == "quadratic-traversal", verdict.message
 
 
+def _skipped_again(timing):
+    """The timing data as the trusted probe returns it when it found the largest pair clearly linear (a student's
+    run): no again rows, `again_skipped`."""
+    value = dict(timing.value)
+    value.update(again=[], more=[], again_skipped=True)
+    return _outcome(value, marks=timing.marks)
+
+
+def test_a_largest_pair_the_probe_found_linear_is_not_measured_again_and_passes():
+    """The probe measured no again rows (`again_skipped`): judged on the first rows alone, not 'stopped early'.
+    Without the flag the same rows stopped early; the flag rescues no quadratic pair (the judge's bounds stand)."""
+    reference = _timing([0.5, -1.25])
+    options = {"max_ratio": 3.3, "max_growth": 1.45}
+    sweeps = {4000: 0.004, 8000: 0.008, 16000: 0.016}
+    linear = _skipped_again(_timing([0.5, -1.25], seconds=(0.01, 0.02, 0.044), sweeps=sweeps))
+    verdict = time_ratio(linear, reference, options)
+    assert verdict.fraction == 1.0 and "best of 6 runs of the largest pair: 2.20" in verdict.message, verdict.message
+    unflagged = dict(linear.value, again_skipped=False)
+    verdict = time_ratio(_outcome(unflagged, marks=linear.marks), reference, options)
+    assert verdict.fraction == 0 and "stopped early" in verdict.message, verdict.message
+    quadratic = _skipped_again(_timing([0.5, -1.25], seconds=(0.01, 0.04, 0.16), sweeps=sweeps))
+    verdict = time_ratio(quadratic, reference, options)
+    assert verdict.fraction == 0 and verdict.misconception == "quadratic-traversal", verdict.message
+
+
 def test_a_pass_slowed_at_the_largest_size_excuses_no_quadratic():
     """A quadratic pair (4.0) beside a pass that grew 3.5 (the machine, or a cache thrashed on purpose while the
     grader's pass ran): the pass's ratio excuses at most MAX_SWEEP_RATIO (2.4), 4.0 / 2.4 = 1.67 > 1.45."""

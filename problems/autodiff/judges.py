@@ -553,7 +553,8 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     sweeps = sweep_best(raw)
     multiples = multiples_of_sweep(rows + again + more, sweeps)
     limit = float(options.get("max_slowdown", 12.0))
-    if len(rows) < len(ref["rows"]) or len(again) < len(ref["again"]):
+    skipped = value.get("again_skipped") is True and not again  # the trusted probe found the largest pair linear
+    if len(rows) < len(ref["rows"]) or (len(again) < len(ref["again"]) and not skipped):
         text = ", ".join(f"{r:.2f}" for r in ratios) or "none"
         grows = bool(ratios) and ratios[-1] > bound
         return Verdict(

@@ -573,9 +573,21 @@ def _pooled_ratio(timed):
     return best[sizes[-1]] / max(best[sizes[-2]], 1e-9) if len(sizes) >= 2 else None
 
 
+def _clearly_linear(timed):
+    """Whether the largest pair already tells linear work, far from the judge's bounds: a ratio under
+    NEAR_BOUND's low end (the judge passes up to 3.3) and a growth over the grader's linear pass under
+    LINEAR_GROWTH (the judge passes up to 1.45). Measuring that pair again on other graphs would not change the
+    verdict; a pair near a bound, or looking quadratic, is always measured again (a false loss is the worse one)."""
+    ratio = _pooled_ratio(timed)
+    growth = _growth_over_sweep(timed, ratio)
+    return ratio is not None and growth is not None and ratio < NEAR_BOUND[0] and growth < LINEAR_GROWTH
+
+
 @probe("time_doubling", trusted=True)
 def time_doubling(_):
-    """Best-of-3 times on shallow DAGs of n, 2n, 4n nodes, then the largest pair measured again on other graphs;
+    """Best-of-3 times on shallow DAGs of n, 2n, 4n nodes, then (unless that pair is clearly linear, a student's
+    run: `_clearly_linear`; the reference's runs always measure it, for the derivatives) the largest pair measured
+    again on other graphs;
     while that pair's ratio is near the bound (NEAR_BOUND) and its growth over the grader's linear pass's does
     not already tell linear from quadratic work (LINEAR_GROWTH, QUADRATIC_GROWTH), up to MORE_ROUNDS more rounds
     of it (the same graphs built anew: round r repeats the first rows' graphs when r is even, the again rows'
@@ -591,6 +603,8 @@ def time_doubling(_):
         if rows[-1].get("exceeded") or rows[-1]["seconds"] > SLOW_RUN:
             break
     else:
+        if probekit.STUDENT is not None and _clearly_linear(rows[-2:]):
+            return {"rows": rows, "again": [], "more": [], "again_skipped": True}
         again = [_best_time(n, 7 * n, SLOW_RUN, f"again{n}") for n in (8000, 16000)]
         for round_ in range(MORE_ROUNDS):
             ratio = _pooled_ratio(rows[-2:] + again + more)
