@@ -13,7 +13,7 @@ import shutil
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -97,25 +97,23 @@ def _probes_digest(problem: ProblemSpec) -> str:
 
 
 def _fresh_run(problem: ProblemSpec, label: str, seed: int, student_file: Optional[Path],
-               limits: Optional[Limits] = None, inject_faults: Sequence[str] = (),
-               background: bool = False) -> ChildRun:
-    """The problem's probes run now, in a private work folder of the cache (`background`: at a lower priority)."""
+               limits: Optional[Limits] = None, inject_faults: Sequence[str] = ()) -> ChildRun:
+    """The problem's probes run now, in a private work folder of the cache."""
     workdir = cache_root() / "work" / problem.id / f"{label}-{os.getpid()}-{threading.get_ident()}"
     shutil.rmtree(workdir, ignore_errors=True)
     try:
-        config = replace(child_config(problem, workdir, seed, student_file, inject_faults), background=background)
+        config = child_config(problem, workdir, seed, student_file, inject_faults)
         return run_child(config, limits or limits_for(problem))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _cached_run(problem: ProblemSpec, label: str, seed: int, student_file: Optional[Path],
-                background: bool = False) -> ChildRun:
+def _cached_run(problem: ProblemSpec, label: str, seed: int, student_file: Optional[Path]) -> ChildRun:
     """A trusted run, computed once per grader version, runtime and seed (a sealed document, graders.cache)."""
     label = f"{label}-{_probes_digest(problem)}"
 
     def build() -> Dict[str, Any]:
-        return run_to_json(_fresh_run(problem, label, seed, student_file, background=background))
+        return run_to_json(_fresh_run(problem, label, seed, student_file))
 
     return run_from_json(cached_json(f"runs/{problem.id}/{label}-{seed}.json", build, _readable_run))
 
@@ -178,7 +176,7 @@ def mutant_source(problem: ProblemSpec, path: Path) -> Path:
 
 def mutant_run(problem: ProblemSpec, path: Path, seed: int = DEFAULT_SEED) -> Tuple[str, str, ChildRun]:
     """(mutant name, misconception id, run) for one instructor mutant of the problem."""
-    run = _cached_run(problem, f"mutant-{path.stem}", seed, mutant_source(problem, path), background=True)
+    run = _cached_run(problem, f"mutant-{path.stem}", seed, mutant_source(problem, path))
     if run.load_error or run.fault:
         raise GraderFault(f"mutant {path} of problem '{problem.id}' did not run: {run.load_error or run.fault}")
     return path.stem, misconception_of(path), run

@@ -15,7 +15,6 @@ import json
 import os
 import secrets
 import select
-import shutil
 import signal
 import subprocess
 import sys
@@ -54,14 +53,8 @@ class ChildConfig:
     child_dir: Path = CHILD_DIR
     #: child-side fault kinds to inject (tests only: graders.faults)
     inject: Sequence[str] = ()
-    #: a run that fills the cache in the background (the instructor mutants'): it runs at a lower scheduling
-    #: priority (BACKGROUND_NICENESS), so that it takes little from the students' runs graded beside it
-    background: bool = False
 
 
-#: the niceness of a background run (`ChildConfig.background`), and the command that sets it (None: none found)
-BACKGROUND_NICENESS = 10
-NICE = shutil.which("nice")
 #: processes the unprivileged sandbox's user namespace holds besides the child's own (bubblewrap's init)
 USERNS_EXTRA_PROCESSES = 2
 #: how often the parent's watchdog looks at the unprivileged sandbox's memory and scratch inodes (it has no
@@ -237,8 +230,6 @@ class _Attempt:
         ack_read, self.ack_fd = os.pipe()  # the parent acknowledges each timing mark on it
         os.set_blocking(self.ack_fd, False)
         command, payload, env = self._command_and_payload(workdir, uid, write_fd)
-        if self.config.background and NICE is not None:
-            command = [NICE, "-n", str(BACKGROUND_NICENESS), *command]
         payload["ack_fd"] = ack_read
         stdout = open(workdir / f"stdout.{self.attempt}.txt", "wb")
         stderr = open(workdir / f"stderr.{self.attempt}.txt", "wb")
