@@ -24,7 +24,7 @@ can shrink it) and are reported as a ratio to the NumPy backend on the same
 batch size.
 
 The LAST line printed is `ratio_vs_torch=<x>`: the NumPy backend's median
-step time divided by torch float32's (goal: <= 2).
+step time divided by torch float32's (goal: <= 1.2).
 """
 
 from __future__ import annotations
