@@ -240,7 +240,7 @@ def compile_sources(folder: Path) -> None:
     """Bytecode for every module under `folder` (`__pycache__/*.pyc`, hash-checked: Python uses it only while
     the source still has the hash it was compiled from). A sandboxed child cannot write bytecode, so without it
     every child compiled the stack, the harness and the probes again (about 80 ms of each child's CPU)."""
-    compileall.compile_dir(str(folder), quiet=2, workers=1,
+    compileall.compile_dir(str(folder), quiet=2, workers=1, stripdir=str(folder),  # no host path in the bytecode
                            invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
 
 

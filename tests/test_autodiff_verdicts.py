@@ -232,6 +232,14 @@ def test_a_largest_pair_the_probe_found_linear_is_not_measured_again_and_passes(
     assert verdict.fraction == 0 and verdict.misconception == "quadratic-traversal", verdict.message
 
 
+def test_mutant_matching_compares_the_first_rows_whether_or_not_the_again_rows_were_measured():
+    """A mutant's cached run and a student's with the same bug may differ in whether their again rows were measured
+    (each run's own timing decides): what matching compares is the same for both."""
+    measured = _timing([0.5, -1.25])
+    assert J._timed_derivatives(measured.value) == J._timed_derivatives(_skipped_again(measured).value)
+    assert J._timed_derivatives(measured.value) == [[[0.5, -1.25]] * 3] * 3
+
+
 def test_a_pass_slowed_at_the_largest_size_excuses_no_quadratic():
     """A quadratic pair (4.0) beside a pass that grew 3.5 (the machine, or a cache thrashed on purpose while the
     grader's pass ran): the pass's ratio excuses at most MAX_SWEEP_RATIO (2.4), 4.0 / 2.4 = 1.67 > 1.45."""

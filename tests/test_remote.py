@@ -231,6 +231,21 @@ def test_junk_past_the_cap_is_a_protocol_error_on_the_trusted_side(monkeypatch):
         os.close(read)
 
 
+def test_junk_made_of_frame_headers_is_charged_what_the_headers_claim(monkeypatch):
+    """Headers one after the other, each claiming a 30000-byte body (the headers after it) whose checksum fails:
+    each costs the reader that body (read, checked), so each is counted as junk in full and the cap is met after
+    a few, not after thousands of 12-byte skips."""
+    monkeypatch.setattr(remote, "MAX_SKIPPED", 100_000)
+    read, write = os.pipe()
+    receiver = remote.Pipe(read, -1)
+    os.write(write, remote._HEADER.pack(remote._MARKER, 30_000, 0) * 5000)  # 60 KB: fits the pipe's buffer
+    os.close(write)
+    with pytest.raises(remote.ProtocolError, match="no message of the harness"):
+        receiver.receive()
+    assert receiver.skipped <= 4 * 30_100
+    os.close(read)
+
+
 def test_objects_the_trusted_side_hands_over_are_one_proxy_each(student):
     graph = Graph(Counter())
     a = graph.leaf()

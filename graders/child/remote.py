@@ -153,12 +153,17 @@ class Pipe:
             body = bytes(buffer[_HEADER.size:_HEADER.size + size])
             if zlib.crc32(body) != crc:
                 self._skip(1)
+                self._charge(size)  # its body was read and checked: junk made of headers costs what it claims
                 continue
             del buffer[:_HEADER.size + size]
             return body
 
     def _skip(self, count: int) -> None:
         del self._buffer[:count]
+        self._charge(count)
+
+    def _charge(self, count: int) -> None:
+        """Count `count` bytes of junk; past MAX_SKIPPED from the student's process, it broke the protocol."""
         self.skipped += count
         if self.skipped > MAX_SKIPPED and not self.trusted_peer:
             raise ProtocolError(f"more than {MAX_SKIPPED >> 20} MiB written on the grader's pipe that are no "

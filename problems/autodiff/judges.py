@@ -608,11 +608,11 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
 
 
 def _timed_derivatives(value: Any) -> Any:
-    """What mutant matching compares for the timing probe: the timed runs' derivatives only."""
+    """What mutant matching compares for the timing probe: the first rows' derivatives only (every run measures
+    them; the again rows are measured or not as the run's own timing says: `again_skipped`)."""
     if not isinstance(value, dict):
         return None
-    rows = (value.get("rows") or []) + (value.get("again") or [])
-    return [r.get("derivatives") if isinstance(r, dict) else None for r in rows]
+    return [r.get("derivatives") if isinstance(r, dict) else None for r in value.get("rows") or []]
 
 
 time_ratio.view = _timed_derivatives  # type: ignore[attr-defined]

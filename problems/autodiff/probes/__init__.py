@@ -578,6 +578,8 @@ def _clearly_linear(timed):
     NEAR_BOUND's low end (the judge passes up to 3.3) and a growth over the grader's linear pass under
     LINEAR_GROWTH (the judge passes up to 1.45). Measuring that pair again on other graphs would not change the
     verdict; a pair near a bound, or looking quadratic, is always measured again (a false loss is the worse one)."""
+    if not all(row.get("runs") and min(row["runs"]) > 0 for row in timed):  # a clock that did not say: measure
+        return False
     ratio = _pooled_ratio(timed)
     growth = _growth_over_sweep(timed, ratio)
     return ratio is not None and growth is not None and ratio < NEAR_BOUND[0] and growth < LINEAR_GROWTH
