@@ -202,14 +202,12 @@ def _plain_value(value: Any, depth: int, reference: Callable[[Any], Any]) -> Any
     (their bytes: {"b", "dt", "sh"}); anything else as `reference(value)`."""
     if depth > MAX_DEPTH:
         raise ProtocolError("a value nested too deeply to send")
-    t = type(value)
-    if value is None or t is str or t is int or t is bool:
+    if value is None or type(value) is str:
         return value
-    if t is float:
-        return value if math.isfinite(value) else {"f": repr(value)}
     number = _number(value)
     if number is not NotImplemented:
         return number
+    t = type(value)
     if t is list:
         return [_plain_value(v, depth + 1, reference) for v in value]
     if t is tuple:
