@@ -119,6 +119,9 @@ class _Attempt:
         self.tampered: List[str] = []
         self.reason = ""
         self.fault: Optional[str] = None
+        #: the trusted process stopped the student's process for breaking the protocol (its words): the end that
+        #: follows is that stop, not a kill from outside
+        self.broken = ""
         self.policy: List[str] = []
         self.attempt = attempt
         self.budget = budget
@@ -259,8 +262,9 @@ class _Attempt:
             except BrokenPipeError:
                 pass
             self._stream(proc, read_fd)
-            self.killed_from_outside = _killed_by(proc, signal.SIGKILL) and not self.timed_out and \
-                not self.watchdog_killed and not (self.group is not None and self.group.oom_kills() > 0)
+            self.killed_from_outside = _killed_by(proc, signal.SIGKILL) and not (
+                self.timed_out or self.broken or self.watchdog_killed
+                or (self.group is not None and self.group.oom_kills() > 0))
         finally:
             os.close(read_fd)
             os.close(self.ack_fd)
@@ -291,14 +295,14 @@ class _Attempt:
             ready, _, _ = select.select([read_fd], [], [], min(WATCH_SECONDS if watch else 0.5, limit - now))
             if not ready:
                 if proc.poll() is not None and not _readable(read_fd):
-                    self.reason = _exit_reason(proc.returncode)
+                    self.reason = self.broken or _exit_reason(proc.returncode)
                     return
                 continue
             chunk = os.read(read_fd, 1 << 16)
             if not chunk:
                 proc.wait()
                 if not self.done:
-                    self.reason = _exit_reason(proc.returncode)
+                    self.reason = self.broken or _exit_reason(proc.returncode)
                 return
             self.budget.bytes_left -= len(chunk)
             if self.budget.bytes_left < 0:
@@ -409,6 +413,8 @@ class _Attempt:
             err = error if isinstance(error, dict) else {}
             self.fault = f"harness fault: {str(err.get('type'))[:200]}: {str(err.get('message'))[:2000]}"
             self.reason = self.fault
+        elif kind == "broken":
+            self.broken = str(event.get("message"))[:500]
         elif kind == "note":  # the trusted side of the harness noting what the student's process sent
             self._tamper(str(event.get("note"))[:200])
         elif kind == "policy":

@@ -74,6 +74,7 @@ def faked(tmp_path_factory):
         "forge_output:import": (k.build(tmp / "fo_i", {OPS: k.compose(ops_bugs, OPS, "forge_output", out="/nonexistent")}), ["ops"], None),
         "forge_output:call": (k.build(tmp / "fo_c", {OPS: k.compose(ops_bugs, OPS, "forge_output", "call", out="/nonexistent")}), ["ops"], None),
         "flood": (k.build(tmp / "flood", {OPS: k.compose(ops_bugs, OPS, "flood_channel", "call")}), ["ops"], None),
+        "flood:import": (k.build(tmp / "flood_i", {OPS: k.compose(ops_bugs, OPS, "flood_channel")}), ["ops"], None),
         "base:network": (k.build(tmp / "base_net", {NET: extras_user}), ["network"], None),
         "extras": (k.build(tmp / "extras", {NET: extras_user}, extras), ["network"], None),
     }
@@ -149,6 +150,19 @@ def test_result_channel_flood_is_cut_quickly(faked):
     text = k.text_of(attacked)
     assert "broke the grader's protocol: more than 64 MiB written on the grader's pipe that are no message" in text
     assert attacked.seconds < 15, attacked.seconds  # not the wall-clock limit (60 s): no quadratic re-scanning
+
+
+def test_a_flood_at_import_is_a_protocol_break_not_a_kill_from_outside(faked):
+    """The same flood while the file is imported: the trusted process stops the student's process and ends itself
+    as a SIGKILL would; it says why first, so the parent neither takes the end for a kill from outside the grader
+    (two runs again and a control run) nor calls it a memory or CPU limit."""
+    attacked = k.problem(faked["flood:import"], "ops")
+    assert attacked.fault is None
+    assert attacked.score == 0
+    text = k.text_of(attacked)
+    assert "broke the grader's protocol: more than 64 MiB written on the grader's pipe that are no message" in text
+    for wrong in ("from outside", "run twice more", "three times", "memory or CPU limit"):
+        assert wrong not in text, (wrong, text)
 
 
 def test_shipped_conftest_sitecustomize_pth_pytest_ini_have_no_effect(faked):

@@ -852,10 +852,11 @@ def trusted_process(config, channel, probe_codes, set_recursion_limit, reference
             junk_said = _note_junk(channel, student, junk_said)
             channel.emit("result", probe=probe_id, **outcome)
     except remote.ProtocolError as exc:
+        said = f"the student's process broke the grader's protocol: {exc}"
         if probekit.CURRENT is not None:
             channel.emit("result", probe=probekit.CURRENT, status="error", seconds=0.0,
-                         error={"type": "ProtocolError", "line": None,
-                                "message": f"the student's process broke the grader's protocol: {exc}"})
+                         error={"type": "ProtocolError", "line": None, "message": said})
+        channel.emit("broken", message=said)  # the parent's reason for the end below (no SIGKILL from outside)
         _end_like(student, None)
     except remote.StudentGone:
         _end_like(student, student.pid)
