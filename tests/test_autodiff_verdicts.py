@@ -251,6 +251,23 @@ def test_a_pass_slowed_at_the_largest_size_excuses_no_quadratic():
     assert verdict.fraction == 0 and verdict.misconception == "quadratic-traversal", verdict.message
 
 
+def test_a_padded_middle_size_is_named_quadratic_by_how_the_multiple_of_the_pass_grows():
+    """A quadratic of small constant, busy-waiting at the middle size only (8000 nodes: 19x the grader's linear pass,
+    over the 12x bound) so that the largest pair looks linear: at 16000 nodes it took 11x, under the bound on a busy
+    machine, but 6x at 4000. The multiple grew 1.8x as the graph grew 4x: quadratic, named. Time padded about evenly
+    (10x, 13x, 11x) loses the points the same way, and is named nothing: it is not a traversal's growth."""
+    reference = _timing([0.5, -1.25])
+    options = {"max_ratio": 3.3, "max_growth": 1.45, "max_slowdown": 12}
+    sweeps = {4000: 0.004, 8000: 0.008, 16000: 0.016}
+    padded = _skipped_again(_timing([0.5, -1.25], seconds=(0.024, 0.152, 0.176), sweeps=sweeps))
+    verdict = time_ratio(padded, reference, options)
+    assert verdict.fraction == 0 and verdict.misconception == "quadratic-traversal", verdict.message
+    assert "grew from 6x at 4001 nodes to 11x at 16001" in verdict.message, verdict.message
+    evenly = _skipped_again(_timing([0.5, -1.25], seconds=(0.04, 0.104, 0.176), sweeps=sweeps))
+    verdict = time_ratio(evenly, reference, options)
+    assert verdict.fraction == 0 and verdict.misconception is None and "spent evenly" in verdict.message, verdict.message
+
+
 def test_the_extra_rounds_are_checked_against_the_graphs_they_repeat():
     """A `more` row repeats the first rows' graphs (even rounds) or the again rows' (odd): its derivatives must
     be those; wrong ones cost the time points like any timed run's."""

@@ -501,6 +501,21 @@ def multiples_of_sweep(timed: List[Dict[str, Any]], sweeps: Dict[int, float]) ->
 #: quadratic cases measure 3.57 and more)
 MAX_SWEEP_RATIO = 2.4
 
+#: a multiple of the grader's pass that grew at least this much from the smallest timed size to the largest (4x the
+#: nodes) names the traversal quadratic when some size is over `max_slowdown`: linear work keeps its multiple (time
+#: padded evenly too), a quadratic term makes it grow (a quadratic of small constant padded at the middle size:
+#: 6x -> 16x, 11x under load, where the largest size alone stays under the bound)
+MULTIPLE_GROWTH_QUADRATIC = 1.6
+
+
+def grows_faster_than_linear(multiples: Dict[int, float]) -> bool:
+    """Whether the student's time over the grader's linear pass grew >= MULTIPLE_GROWTH_QUADRATIC times from the
+    smallest size to the largest (time / pass ∝ n for a quadratic, flat for linear work)."""
+    if len(multiples) < 2:
+        return False
+    smallest, largest = min(multiples), max(multiples)
+    return multiples[largest] >= MULTIPLE_GROWTH_QUADRATIC * multiples[smallest]
+
 
 def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
     """Doubling the largest graph must not much more than double the time.
@@ -569,16 +584,20 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     if multiples and max(multiples.values()) > limit:
         nodes = max(multiples, key=lambda n: multiples[n])
         largest = rows[-1].get("nodes")
-        superlinear = multiples.get(largest, 0.0) > limit  # even where a quadratic term dominates
+        over = multiples.get(largest, 0.0) > limit  # even where a quadratic term dominates
+        growing = grows_faster_than_linear(multiples)
+        smallest, top = min(multiples), max(multiples)
         return Verdict(
             0.0,
             f"at {nodes} nodes backpropagate took {multiples[nodes]:.0f}x the time of the grader's own linear pass "
             f"over the same graph, measured beside it (linear traversals take 2-4x, the bound is {limit:g}x)"
-            + ((f", and {multiples[largest]:.0f}x at {largest} nodes" if nodes != largest else "")
-               + ": the work is not linear in the graph size" if superlinear else "")
+            + (f", and {multiples[largest]:.0f}x at {largest} nodes" if nodes != largest and over else "")
+            + (f"; the multiple grew from {multiples[smallest]:.0f}x at {smallest} nodes to "
+               f"{multiples[top]:.0f}x at {top}" if growing and not over else "")
+            + (": the work is not linear in the graph size" if over or growing else "")
             + ": time is only worth points for work that grows like the graph, at every size, not for time spent "
               "evenly",
-            misconception="quadratic-traversal" if superlinear else None,
+            misconception="quadratic-traversal" if over or growing else None,
             figure=figure,
         )
     best = pooled_best(rows[-2:] + again + more)
