@@ -23,6 +23,7 @@ Every list returned is bounded in size whatever the loop does (see "bounded resu
 that calls log_fn a million times sends an even sample of its losses and the count of calls.
 """
 
+import gc
 import os
 from functools import lru_cache
 from typing import ClassVar, List, Set, Tuple
@@ -58,6 +59,73 @@ def load(inputs_dir):
 
 def as_lists(x):
     return np.asarray(x, dtype=np.float64).tolist()
+
+
+class Noting(list):
+    """A list that notes a change made through any of its methods (`changed`); for `Row`, also on the class
+    (`Row.any_changed`), so that a sentence checks its rows one by one only once some row changed."""
+
+    changed = False
+
+
+class Row(Noting):
+    """A word's embedding as the course's loop receives it: a list of floats."""
+
+    any_changed = False
+
+
+def _noting_change(name):
+    method = getattr(list, name)
+
+    def changing(self, *args, **kwargs):
+        self.changed = True
+        if isinstance(self, Row):
+            Row.any_changed = True
+        return method(self, *args, **kwargs)
+
+    changing.__name__ = name
+    return changing
+
+
+for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop", "remove",
+              "clear", "sort", "reverse"):
+    setattr(Noting, _name, _noting_change(_name))
+
+
+class Sentence(Noting):
+    """A sentence as the course's loop receives it: a list of `Row`s (words), with every list behaviour. It also
+    keeps the float64 array it was made from, which NumPy takes through `__array__` instead of reading the floats
+    back one by one (`minitorch.tensor(X_train[i:i + batch_size])` parses 40,000 of them per batch): the same values
+    while the sentence and its rows are unchanged; after a change, the array is read from the lists as NumPy reads
+    plain lists."""
+
+    def __init__(self, array):
+        super().__init__(map(Row, array.tolist()))
+        self.array = array
+
+    def __array__(self, dtype=None, copy=None):
+        if not self.changed and not (Row.any_changed and any(row.changed for row in self)):
+            array = self.array.copy()
+        else:
+            array = np.array(list(self))
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+
+def course_lists(X):
+    """The sentences of X (sentences x words x dimensions) as the course's loop receives them: nested lists of
+    floats (`Sentence`s of `Row`s). Made with the garbage collector paused, then moved out of its reach
+    (`gc.freeze`): 60,000 lists holding three million floats otherwise cost a collection per 700 lists while they
+    are made, and every later collection walks them all (they hold no cycles: freed by their reference counts)."""
+    X = np.asarray(X, dtype=np.float64)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        sentences = [Sentence(sentence) for sentence in X]
+        gc.freeze()
+        return sentences
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def quiet_log(*args, **kwargs):
@@ -335,7 +403,7 @@ def _audited_run(X, y, rows, batch_size, epochs, data_val=None, catch=False):
     error = None
     with LoopAudit(model, labels=np.asarray(y, dtype=np.float64)) as audit:
         try:
-            trainer.train((as_lists(X), as_lists(y)), learning_rate=0.01, batch_size=batch_size,
+            trainer.train((course_lists(X), as_lists(y)), learning_rate=0.01, batch_size=batch_size,
                           max_epochs=epochs, data_val=data_val, log_fn=quiet_log)
         except Exception as exc:
             if not catch:
@@ -366,7 +434,7 @@ def loop(inputs_dir):
     rows.update({f: -1 - k for k, f in enumerate(fingerprints(X_val))})
     plain = _audited_run(X, y, rows, batch_size=16, epochs=2, catch=True)
     labels = [float(i % 2) for i in range(len(X_val))]  # dummy labels: the loop may compute a validation loss
-    validation = _audited_run(X, y, rows, batch_size=16, epochs=2, data_val=(as_lists(X_val), labels), catch=True)
+    validation = _audited_run(X, y, rows, batch_size=16, epochs=2, data_val=(course_lists(X_val), labels), catch=True)
     return {"examples": len(X), "batch_size": 16, "epochs": 2, "plain": plain, "validation": validation}
 
 
@@ -393,8 +461,8 @@ def eval_mode(inputs_dir):
     trainer = hw.SentenceSentimentTrain()
     trainer.model = ModeNetwork(embedding_dim=X.shape[2], hidden_dim=8, dropout_prob=0.5)
     dummy_labels = [0.0] * len(X_val)
-    trainer.train((as_lists(X), as_lists(y)), learning_rate=0.01, batch_size=20, max_epochs=2,
-                  data_val=(as_lists(X_val), dummy_labels), log_fn=quiet_log)
+    trainer.train((course_lists(X), as_lists(y)), learning_rate=0.01, batch_size=20, max_epochs=2,
+                  data_val=(course_lists(X_val), dummy_labels), log_fn=quiet_log)
     return mode_lists(ModeNetwork.calls)
 
 
@@ -435,7 +503,7 @@ def loop_optimizer(X, y):
     try:
         trainer = hw.SentenceSentimentTrain()
         trainer.model = hw.Network(embedding_dim=X.shape[2])
-        trainer.train((as_lists(X[:6]), as_lists(y[:6])), learning_rate=0.01, batch_size=3, max_epochs=1,
+        trainer.train((course_lists(X[:6]), as_lists(y[:6])), learning_rate=0.01, batch_size=3, max_epochs=1,
                       log_fn=quiet_log)
     except BaseException:  # a crash (or the whole-set stop) here only means the default budget
         pass
@@ -535,8 +603,8 @@ def accuracy(inputs_dir):
 
     with SteppedParameters(model) as stepped:
         try:
-            trainer.train((as_lists(X), as_lists(y)), learning_rate=learning_rate, batch_size=32,
-                          max_epochs=epochs, data_val=(as_lists(X[-100:]), as_lists(y[-100:])), log_fn=log_fn)
+            trainer.train((course_lists(X), as_lists(y)), learning_rate=learning_rate, batch_size=32,
+                          max_epochs=epochs, data_val=(course_lists(X[-100:]), as_lists(y[-100:])), log_fn=log_fn)
         except WholeSetEveryBatch:
             pass
     if model.tripped is not None:
