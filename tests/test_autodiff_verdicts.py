@@ -397,6 +397,18 @@ def test_counting_a_framework_graph_sees_every_walk_and_stops_runaway_ones(child
         every_path(w, 1.0)
 
 
+def test_a_largest_pair_is_clearly_linear_only_on_a_clock_that_measured_it(child_side):
+    """The timing probe skips measuring the largest pair again when it is clearly linear (ratio 2.1, growth over the
+    grader's pass 1.05). On a kernel that will not read the student's CPU clock every run reads 0 s, a ratio of 0
+    that would look linear: such rows are always measured again (the parent's marks then time them)."""
+    probes = sys.modules["probes"]
+    rows = [{"nodes": 8001, "runs": [0.021, 0.02, 0.022], "sweep": 0.008},
+            {"nodes": 16001, "runs": [0.042, 0.045, 0.043], "sweep": 0.016}]
+    assert probes._clearly_linear(rows)
+    assert not probes._clearly_linear([dict(row, runs=[0.0] * 3) for row in rows])
+    assert not probes._clearly_linear([rows[0], dict(rows[1], runs=[0.084] * 3)])  # a quadratic pair: measured
+
+
 def test_a_random_dag_reads_the_same_through_parents_and_history(child_side):
     graphs, _ = child_side
     graph, _out = graphs.random_dag(random.Random(11), n_leaves=3, n_ops=15, n_constants=2)
