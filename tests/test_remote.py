@@ -97,6 +97,10 @@ class Functions:
             yield variable
 
     @staticmethod
+    def class_name(variable):
+        return type(variable).__name__
+
+    @staticmethod
     def recurse(variable):
         return [variable] + Functions.recurse(variable.parents[0]) if not variable.is_leaf() else [variable]
 
@@ -252,3 +256,27 @@ def test_objects_the_trusted_side_hands_over_are_one_proxy_each(student):
     b = graph.op([a, a], [1.0, 2.0])
     order = call(student, "order", b)
     assert order == [b, a]  # identities come back: the proxies were one per object
+
+
+class Flaky:
+    """A trusted class whose pure method fails for one object: describing that object fails partway."""
+
+    def __init__(self, bad):
+        self.bad = bad
+
+    def is_ok(self):
+        if self.bad:
+            raise ValueError("cannot say")
+        return True
+
+
+remote.expose(Flaky, ("is_ok",), pure=("is_ok",))
+
+
+def test_a_class_whose_first_description_failed_is_described_again_with_its_next_object(student):
+    """The first object of a class carries what all of its objects share (name, methods): when describing it fails
+    partway, the class is not taken as described, so the next object of it carries that again (else it would be a
+    bare proxy of no class in the student's process)."""
+    with pytest.raises(ValueError, match="cannot say"):
+        call(student, "class_name", Flaky(bad=True))
+    assert call(student, "class_name", Flaky(bad=False)) == "Flaky"

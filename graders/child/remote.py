@@ -444,19 +444,17 @@ class StudentProcess:
                 described.append({"r": number, "n": getattr(obj, "__name__", "object"), "call": callable(obj)})
                 continue
             shown = exposure(obj)
-            entry: Dict[str, Any] = {"r": number}
-            if type(obj) not in self.classes:
-                self.classes[type(obj)] = len(self.classes) + 1
-                entry["n"] = getattr(type(obj), "__name__", "object")
-                entry["call"] = callable(obj)
-                entry["k"] = _methods(type(obj))
+            entry: Dict[str, Any] = {"r": number, "c": self.classes.get(type(obj))}
+            if entry["c"] is None:  # the class's first object: registered once its entry is complete (below)
+                entry.update(c=len(self.classes) + 1, n=getattr(type(obj), "__name__", "object"),
+                             call=callable(obj), k=_methods(type(obj)))
                 if shown.linear is not None:
                     entry["lin"] = list(shown.linear)
-            entry["c"] = self.classes[type(obj)]
             if shown.static:
                 entry["s"] = {name: self.export(getattr(obj, name)) for name in shown.static}
             if shown.pure:
                 entry["p"] = {name: self.export(getattr(obj, name)()) for name in shown.pure}
+            self.classes.setdefault(type(obj), entry["c"])
             described.append(entry)
         return described
 
