@@ -416,6 +416,40 @@ def test_sigkill_of_a_worker_process_hands_its_work_to_a_new_pool(tmp_path):
     _assert_consistent(out, KILL_CLASS, complete=True)
 
 
+def test_a_batch_submits_one_warming_task_per_problem_before_any_grading(monkeypatch):
+    """The pool takes tasks in the order they are submitted: the warming tasks go first, so that the workers
+    build each problem's stack and reference run side by side before the first gradings need them (none when
+    faults are injected: the gradings are to meet them)."""
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+
+    class Recording:
+        def __init__(self):
+            self.submitted = []
+
+        def submit(self, fn, *args):
+            self.submitted.append((fn.__name__, args[0] if fn is batch_module.warm_problem else args[0].name))
+            future: Future = Future()
+            if fn is batch_module.grade_task:
+                future.set_exception(BrokenProcessPool("lost"))  # handed back as lost: nothing recorded
+            else:
+                future.set_result(None)
+            return future
+
+    tasks = [batch_module.GradeTask(name, f"/x/{name}", "/out", "s26", ("autodiff", "network"), 2026, 1, "", "v")
+             for name in ("ann", "bob")]
+    monkeypatch.delenv("AUTOGRADE_INJECT_FAULTS", raising=False)
+    pool = Recording()
+    lost = batch_module._collect(pool, tasks, None, None, None, None, last_chance=False)  # type: ignore[arg-type]
+    assert sorted(task.name for task in lost) == ["ann", "bob"]
+    assert pool.submitted == [("warm_problem", "autodiff"), ("warm_problem", "network"),
+                              ("grade_task", "ann"), ("grade_task", "bob")]
+    monkeypatch.setenv("AUTOGRADE_INJECT_FAULTS", "stack")
+    pool = Recording()
+    batch_module._collect(pool, tasks, None, None, None, None, last_chance=False)  # type: ignore[arg-type]
+    assert [kind for kind, _ in pool.submitted] == ["grade_task", "grade_task"]
+
+
 def test_warming_builds_what_every_grading_of_a_problem_reads_and_never_raises(tmp_path, monkeypatch):
     """The tasks a batch starts with (one per problem): the problem's stack and the reference's run are in the
     (here empty) cache afterwards, so the first gradings do not build them one after the other; a problem that
