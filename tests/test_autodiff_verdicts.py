@@ -253,18 +253,23 @@ def test_a_pass_slowed_at_the_largest_size_excuses_no_quadratic():
 
 def test_a_padded_middle_size_is_named_quadratic_by_how_the_multiple_of_the_pass_grows():
     """A quadratic of small constant, busy-waiting at the middle size only (8000 nodes: 19x the grader's linear pass,
-    over the 12x bound) so that the largest pair looks linear: at 16000 nodes it took 11x, under the bound on a busy
-    machine, but 6x at 4000. The multiple grew 1.8x as the graph grew 4x: quadratic, named. Time padded about evenly
-    (10x, 13x, 11x) loses the points the same way, and is named nothing: it is not a traversal's growth."""
+    over the 12x bound) so that the largest pair looks linear: at 16000 nodes it took 5.6x on a busy machine (under
+    half the bound), but 3x at 4000. The multiple grew 1.8x as the graph grew 4x: quadratic, named. A quadratic
+    padded to the same time at every size (79x, 40x, 10x: the multiple shrinks) is still 10x linear work at the
+    largest size: named. A linear traversal padded at the middle size only (3x, 19x, 3x) loses the points the same
+    way, and is named nothing: no size but the padded one is far from linear work."""
     reference = _timing([0.5, -1.25])
     options = {"max_ratio": 3.3, "max_growth": 1.45, "max_slowdown": 12}
     sweeps = {4000: 0.004, 8000: 0.008, 16000: 0.016}
-    padded = _skipped_again(_timing([0.5, -1.25], seconds=(0.024, 0.152, 0.176), sweeps=sweeps))
+    padded = _skipped_again(_timing([0.5, -1.25], seconds=(0.012, 0.152, 0.0896), sweeps=sweeps))
     verdict = time_ratio(padded, reference, options)
     assert verdict.fraction == 0 and verdict.misconception == "quadratic-traversal", verdict.message
-    assert "grew from 6x at 4001 nodes to 11x at 16001" in verdict.message, verdict.message
-    evenly = _skipped_again(_timing([0.5, -1.25], seconds=(0.04, 0.104, 0.176), sweeps=sweeps))
+    assert "grew from 3x at 4001 nodes to 6x at 16001" in verdict.message, verdict.message
+    evenly = _skipped_again(_timing([0.5, -1.25], seconds=(0.316, 0.32, 0.16), sweeps=sweeps))
     verdict = time_ratio(evenly, reference, options)
+    assert verdict.fraction == 0 and verdict.misconception == "quadratic-traversal", verdict.message
+    linear = _skipped_again(_timing([0.5, -1.25], seconds=(0.012, 0.152, 0.048), sweeps=sweeps))
+    verdict = time_ratio(linear, reference, options)
     assert verdict.fraction == 0 and verdict.misconception is None and "spent evenly" in verdict.message, verdict.message
 
 
