@@ -70,10 +70,8 @@ _getframe = sys._getframe
 _USES = [0]
 
 
-def _note_depth() -> None:
-    _USES[0] += 1
-    if _USES[0] & 15 or LAST_CALL["deep"]:
-        return
+def _look_at_depth() -> None:
+    """Whether the stack is DEEP_FRAMES deep now (Proxy.__getattr__ looks at every 16th use of a proxy)."""
     try:
         _getframe(DEEP_FRAMES)
     except ValueError:
@@ -182,6 +180,10 @@ class Pipe:
 # ----------------------------------------------------------------------------- values both sides send
 
 
+#: numbers that are JSON numbers as they are (when finite: `v - v == 0`)
+_EXACT_NUMBERS = (int, float, bool)
+
+
 def _number(value: Any) -> Any:
     """A number of any numeric type as a JSON number (NaN and infinities as {"f": repr}), else NotImplemented."""
     if isinstance(value, bool):
@@ -208,8 +210,9 @@ def _plain_value(value: Any, depth: int, reference: Callable[[Any], Any]) -> Any
     if number is not NotImplemented:
         return number
     t = type(value)
-    if t is list:
-        return [_plain_value(v, depth + 1, reference) for v in value]
+    if t is list:  # a graph's weights: plain finite numbers kept as they are, without a call each
+        return [v if type(v) in _EXACT_NUMBERS and v - v == 0 else _plain_value(v, depth + 1, reference)
+                for v in value]
     if t is tuple:
         return {"t": [_plain_value(v, depth + 1, reference) for v in value]}
     if t is dict:
@@ -223,16 +226,23 @@ def _plain_value(value: Any, depth: int, reference: Callable[[Any], Any]) -> Any
     return reference(value)
 
 
+#: the JSON values that are themselves
+_PLAIN = (bool, int, float, str)
+
+
 def _load_value(data: Any, depth: int, resolve: Callable[[Dict[str, Any]], Any]) -> Any:
     """The value `_plain_value` sent; a {"r": ...} (or other marker) is `resolve`d."""
     if depth > MAX_DEPTH:
         raise ProtocolError("a value nested too deeply")
-    if data is None or type(data) in (bool, int, float, str):
+    if data is None or type(data) in _PLAIN:
         return data
-    if type(data) is list:
-        return [_load_value(v, depth + 1, resolve) for v in data]
+    if type(data) is list:  # a graph's parents and weights: their items read here, not by a call each
+        return [v if v is None or type(v) in _PLAIN else resolve(v) if type(v) is dict and "r" in v and len(v) == 1
+                else _load_value(v, depth + 1, resolve) for v in data]
     if type(data) is not dict:
         raise ProtocolError("an unknown value")
+    if "r" in data and len(data) == 1:  # the commonest marker (a graph's parents): straight to `resolve`
+        return resolve(data)
     if "t" in data and isinstance(data["t"], list):
         return tuple(_load_value(v, depth + 1, resolve) for v in data["t"])
     if "d" in data and isinstance(data["d"], list):
@@ -618,7 +628,9 @@ class Proxy:
     __slots__ = ("_remote", "_number", "_static", "_methods", "__weakref__")
 
     def __getattr__(self, name: str) -> Any:
-        _note_depth()
+        _USES[0] += 1  # _note_depth, inlined: the student's code reads an attribute per step of its traversal
+        if not (_USES[0] & 15 or LAST_CALL["deep"]):
+            _look_at_depth()
         static = object.__getattribute__(self, "_static")
         if name in static:  # static values, and the pure and linear methods answered here
             return static[name]
@@ -732,10 +744,11 @@ class TrustedObjects:
             object.__setattr__(proxy, "_methods", kind.methods)
             self.proxies[number] = proxy
             made.append((proxy, entry, kind.linear))
+        load = self.load
         for proxy, entry, linear in made:
-            static = {k: self.load(v) for k, v in (entry.get("s") or {}).items()}
+            static = {k: load(v) for k, v in (entry.get("s") or {}).items()}
             for name, value in (entry.get("p") or {}).items():
-                static[name] = _constant(self.load(value))
+                static[name] = _constant(load(value))
             if linear is not None:
                 static[linear[0]] = _linear(static.get(linear[1]) or [], static.get(linear[2]) or [])
             object.__setattr__(proxy, "_static", static)
