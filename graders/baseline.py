@@ -108,14 +108,23 @@ def _fresh_run(problem: ProblemSpec, label: str, seed: int, student_file: Option
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+def _run_name(problem: ProblemSpec, label: str, seed: int) -> str:
+    """Where a trusted run is cached (in `cache_root()`): per problem, label, probes and swap, seed."""
+    return f"runs/{problem.id}/{label}-{_probes_digest(problem)}-{seed}.json"
+
+
 def _cached_run(problem: ProblemSpec, label: str, seed: int, student_file: Optional[Path]) -> ChildRun:
     """A trusted run, computed once per grader version, runtime and seed (a sealed document, graders.cache)."""
-    label = f"{label}-{_probes_digest(problem)}"
 
     def build() -> Dict[str, Any]:
-        return run_to_json(_fresh_run(problem, label, seed, student_file))
+        return run_to_json(_fresh_run(problem, f"{label}-{_probes_digest(problem)}", seed, student_file))
 
-    return run_from_json(cached_json(f"runs/{problem.id}/{label}-{seed}.json", build, _readable_run))
+    return run_from_json(cached_json(_run_name(problem, label, seed), build, _readable_run))
+
+
+def reference_run_ready(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> bool:
+    """Whether the reference's run is in the cache already (its file is there: read and checked when used)."""
+    return (cache_root() / _run_name(problem, "reference", seed)).is_file()
 
 
 def reference_problem(run: ChildRun) -> Optional[str]:

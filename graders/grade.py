@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 from . import __version__, sandbox
 from .attribution import runs_to_judge
-from .baseline import baseline_runs, child_config, child_faults, limits_for, problem_hooks
+from .baseline import baseline_runs, child_config, child_faults, limits_for, problem_hooks, reference_run_ready
 from .cache import forget_verified
 from .faults import ATTEMPTS, GraderFault, inject
 from .intake import StudentFile, Submission, open_submission
@@ -174,8 +174,12 @@ def grade_submission(source: Path, options: GradeOptions = GradeOptions(), name:
     with workspace_dir() as workspace:
         submission = open_submission(source, workspace, [s.swap.file for s in specs], name=name)
         with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-            problems = list(pool.map(lambda s: grade_problem(s, submission, workspace, options.seed, options.limits,
-                                                             options.figures), specs))
+            # problems whose reference run is built go first: one that is still being built (a cold cache, a
+            # batch's warming task) is waited for last, while the others are graded (results in `specs` order)
+            ready = sorted(specs, key=lambda s: not reference_run_ready(s, options.seed))
+            futures = {s.id: pool.submit(grade_problem, s, submission, workspace, options.seed, options.limits,
+                                         options.figures) for s in ready}
+            problems = [futures[s.id].result() for s in specs]
         review = _screen(submission, specs)
     return GradeResult(
         submission=submission.name,

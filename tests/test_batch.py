@@ -450,6 +450,27 @@ def test_a_batch_submits_one_warming_task_per_problem_before_any_grading(monkeyp
     assert [kind for kind, _ in pool.submitted] == ["grade_task", "grade_task"]
 
 
+def test_a_submissions_problems_whose_reference_run_is_built_are_graded_first(monkeypatch):
+    """While a batch's warming task still builds a problem's reference run, a grading that needs it waits: the
+    submission's other problems, whose runs are built, are graded first (one at a time, as a batch grades them),
+    and the results keep the offering's order."""
+    from graders import grade as grade_module
+    from graders.results import ProblemResult
+
+    order = []
+
+    def fake_grade_problem(spec, *args):
+        order.append(spec.id)
+        return ProblemResult(spec.id, spec.title, [])
+
+    monkeypatch.setattr(grade_module, "grade_problem", fake_grade_problem)
+    monkeypatch.setattr(grade_module, "reference_run_ready", lambda spec, seed: spec.id != "autodiff")
+    options = grade_module.GradeOptions(offering="s26", problems=["autodiff", "network", "training"], jobs=1)
+    result = grade_module.grade_submission(ROOT / "reference", options)
+    assert order == ["network", "training", "autodiff"]
+    assert [p.id for p in result.problems] == ["autodiff", "network", "training"]
+
+
 def test_warming_builds_what_every_grading_of_a_problem_reads_and_never_raises(tmp_path, monkeypatch):
     """The tasks a batch starts with (one per problem): the problem's stack and the reference's run are in the
     (here empty) cache afterwards, so the first gradings do not build them one after the other; a problem that
