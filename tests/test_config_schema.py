@@ -210,7 +210,7 @@ def test_the_shipped_offerings_toml_loads():
     assert offerings_issues(raw) == []
     default, offerings = load_offerings()
     assert default in offerings and set(offerings) == set(raw["offerings"])
-    assert [str(f) for f in check_problems(grade=False)] == []
+    # the shipped problems pass the static checks too: test_check_problems (one run of them, not one per file)
 
 
 # ------------------------------------------------------------------ one Limits type

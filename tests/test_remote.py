@@ -97,6 +97,10 @@ class Functions:
             yield variable
 
     @staticmethod
+    def read_twice(variable, name):
+        return [getattr(variable, name), getattr(variable, name)]
+
+    @staticmethod
     def class_name(variable):
         return type(variable).__name__
 
@@ -280,3 +284,34 @@ def test_a_class_whose_first_description_failed_is_described_again_with_its_next
     with pytest.raises(ValueError, match="cannot say"):
         call(student, "class_name", Flaky(bad=True))
     assert call(student, "class_name", Flaky(bad=False)) == "Flaky"
+
+
+class Holder:
+    """A trusted class whose `history` never changes (kept once fetched) and whose `mood` may (fetched every time);
+    each counts the reads the student's process asks for."""
+
+    def __init__(self):
+        self.reads = {"history": 0, "mood": 0}
+        self._history = Flaky(bad=False)
+
+    @property
+    def history(self):
+        self.reads["history"] += 1
+        return self._history
+
+    @property
+    def mood(self):
+        self.reads["mood"] += 1
+        return "fine"
+
+
+remote.expose(Holder, ("history", "mood"), kept=("history",))
+
+
+def test_a_kept_attribute_is_fetched_once_and_read_there_after(student):
+    """`kept` attributes (a node's history) cost one request, on first use; the others one per read."""
+    holder = Holder()
+    first, again = call(student, "read_twice", holder, "history")
+    assert first is again is holder.history
+    assert call(student, "read_twice", holder, "mood") == ["fine", "fine"]
+    assert holder.reads == {"history": 1 + 1, "mood": 2}  # (+1: the read just above, in this process)

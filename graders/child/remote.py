@@ -354,16 +354,20 @@ class Exposure:
     #: (method, parents attribute, weights attribute): the method is d -> [(parent_i, d * weight_i)], computed
     #: there from the static parents and weights (a chain of thousands of nodes without a request per node)
     linear: Optional[Tuple[str, str, str]] = None
+    #: attributes whose values never change, fetched on first use (one request) and kept there: what is too
+    #: costly to send with every object but is read many times by code that reads it at all (a node's history)
+    kept: Tuple[str, ...] = ()
 
 
 _EXPOSED: Dict[type, Exposure] = {}
 
 
 def expose(cls: type, surface: Iterable[str], static: Iterable[str] = (), pure: Iterable[str] = (),
-           writable: Iterable[str] = (), linear: Optional[Tuple[str, str, str]] = None) -> None:
+           writable: Iterable[str] = (), linear: Optional[Tuple[str, str, str]] = None,
+           kept: Iterable[str] = ()) -> None:
     """Declare what the student's process may use of `cls`'s objects (and subclasses'); for a class handed over
     itself (a Function class in a history), its own surface. Anything not declared is absent there."""
-    _EXPOSED[cls] = Exposure(frozenset(surface), tuple(static), tuple(pure), tuple(writable), linear)
+    _EXPOSED[cls] = Exposure(frozenset(surface), tuple(static), tuple(pure), tuple(writable), linear, tuple(kept))
 
 
 _NOTHING = Exposure(frozenset())
@@ -460,6 +464,8 @@ class StudentProcess:
                              call=callable(obj), k=_methods(type(obj)))
                 if shown.linear is not None:
                     entry["lin"] = list(shown.linear)
+                if shown.kept:
+                    entry["kp"] = list(shown.kept)
             if shown.static:
                 entry["s"] = {name: self.export(getattr(obj, name)) for name in shown.static}
             if shown.pure:
@@ -625,7 +631,7 @@ class RemoteFunction:
 class Proxy:
     """An object of the trusted process, as the student's code sees it (one proxy per object)."""
 
-    __slots__ = ("_remote", "_number", "_static", "_methods", "__weakref__")
+    __slots__ = ("_remote", "_number", "_static", "_methods", "_kept", "__weakref__")
 
     def __getattr__(self, name: str) -> Any:
         _USES[0] += 1  # _note_depth, inlined: the student's code reads an attribute per step of its traversal
@@ -638,7 +644,10 @@ class Proxy:
             return RemoteMethod(self, name)
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        return object.__getattribute__(self, "_remote").request({"op": "get", "name": name}, self)
+        value = object.__getattribute__(self, "_remote").request({"op": "get", "name": name}, self)
+        if name in object.__getattribute__(self, "_kept"):
+            static[name] = value
+        return value
 
     def __setattr__(self, name: str, value: Any) -> None:
         remote = object.__getattribute__(self, "_remote")
@@ -691,6 +700,8 @@ class _ProxyClass:
     methods: frozenset
     #: (method, parents attribute, weights attribute) of a linear method (`Exposure.linear`), else None
     linear: Optional[Tuple[str, str, str]]
+    #: attributes kept once fetched (`Exposure.kept`)
+    kept: frozenset = frozenset()
 
 
 class TrustedObjects:
@@ -742,6 +753,7 @@ class TrustedObjects:
             object.__setattr__(proxy, "_remote", self)
             object.__setattr__(proxy, "_number", number)
             object.__setattr__(proxy, "_methods", kind.methods)
+            object.__setattr__(proxy, "_kept", kind.kept)
             self.proxies[number] = proxy
             made.append((proxy, entry, kind.linear))
         load = self.load
@@ -766,7 +778,8 @@ class TrustedObjects:
         linear = entry.get("lin")
         shared = _ProxyClass(self.kinds[(name, call)], methods,
                              (str(linear[0]), str(linear[1]), str(linear[2]))
-                             if isinstance(linear, list) and len(linear) == 3 else None)
+                             if isinstance(linear, list) and len(linear) == 3 else None,
+                             frozenset(n for n in entry.get("kp") or () if isinstance(n, str)))
         if entry.get("c") is not None:
             self.classes[entry.get("c")] = shared
         return shared
