@@ -286,6 +286,14 @@ def test_a_class_whose_first_description_failed_is_described_again_with_its_next
     assert call(student, "class_name", Flaky(bad=False)) == "Flaky"
 
 
+def test_a_message_whose_description_failed_after_its_class_was_described_names_the_class_again(student):
+    """Two new objects of a class in one message: the one that names the class is described, the other fails, and
+    the message is dropped with both: the class's next object names it again (helper-22's F1)."""
+    with pytest.raises(ValueError, match="cannot say"):
+        call(student, "class_name", [Flaky(bad=True), Flaky(bad=False)])
+    assert call(student, "class_name", Flaky(bad=False)) == "Flaky"
+
+
 class Holder:
     """A trusted class whose `history` never changes (kept once fetched) and whose `mood` may (fetched every time);
     each counts the reads the student's process asks for."""

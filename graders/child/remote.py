@@ -449,8 +449,10 @@ class StudentProcess:
     def _describe_pending(self) -> List[Dict[str, Any]]:
         """Descriptions of the objects handed over since the last message (their static values may hand over
         more: a worklist, never a recursion). An instance's entry names its class by number; the first entry of
-        a class also carries what is the same for all of its objects (name, methods, callable, linear method)."""
-        described = []
+        a class also carries what is the same for all of its objects (name, methods, callable, linear method).
+        Classes first described here are taken as described only once every entry is made: a description that
+        fails drops the whole message, the entries that named their classes with it."""
+        described, fresh = [], {}
         while self._pending:
             obj = self._pending.pop()
             number = self.numbers[id(obj)]
@@ -458,9 +460,10 @@ class StudentProcess:
                 described.append({"r": number, "n": getattr(obj, "__name__", "object"), "call": callable(obj)})
                 continue
             shown = exposure(obj)
-            entry: Dict[str, Any] = {"r": number, "c": self.classes.get(type(obj))}
-            if entry["c"] is None:  # the class's first object: registered once its entry is complete (below)
-                entry.update(c=len(self.classes) + 1, n=getattr(type(obj), "__name__", "object"),
+            entry: Dict[str, Any] = {"r": number, "c": self.classes.get(type(obj), fresh.get(type(obj)))}
+            if entry["c"] is None:  # the class's first object
+                fresh[type(obj)] = len(self.classes) + len(fresh) + 1
+                entry.update(c=fresh[type(obj)], n=getattr(type(obj), "__name__", "object"),
                              call=callable(obj), k=_methods(type(obj)))
                 if shown.linear is not None:
                     entry["lin"] = list(shown.linear)
@@ -470,8 +473,8 @@ class StudentProcess:
                 entry["s"] = {name: self.export(getattr(obj, name)) for name in shown.static}
             if shown.pure:
                 entry["p"] = {name: self.export(getattr(obj, name)()) for name in shown.pure}
-            self.classes.setdefault(type(obj), entry["c"])
             described.append(entry)
+        self.classes.update(fresh)
         return described
 
     def load(self, data: Any) -> Any:
