@@ -452,7 +452,8 @@ class StudentProcess:
         a class also carries what is the same for all of its objects (name, methods, callable, linear method).
         Classes first described here are taken as described only once every entry is made: a description that
         fails drops the whole message, the entries that named their classes with it."""
-        described, fresh = [], {}
+        described: List[Dict[str, Any]] = []
+        fresh: Dict[type, int] = {}
         while self._pending:
             obj = self._pending.pop()
             number = self.numbers[id(obj)]
