@@ -114,6 +114,7 @@ PROBE_CAPS = textwrap.dedent(
     X = np.arange(4 * 3 * 2, dtype=float).reshape(4, 3, 2) / 7
     sentences = training.course_lists(X)
     kinds = [type(sentences), type(sentences[0]), type(sentences[0][0]), type(sentences[0][0][0])]
+    out["word_type"] = kinds[2] is list
     out["course_lists"] = {{
         "lists": sentences == X.tolist() and all(issubclass(t, list) for t in kinds[:3]) and kinds[3] is float,
         "as_arrays": [np.array(sentences[1:3]).tolist() == X[1:3].tolist(), str(np.array(sentences[:2]).dtype),
@@ -122,6 +123,7 @@ PROBE_CAPS = textwrap.dedent(
     sentences[0][1][0] = 100.0  # a word changed in place
     sentences[1][2] = [5.0, 6.0]  # a word replaced
     sentences[3][0].reverse()  # a word reordered in place
+    list.__setitem__(sentences[2][1], 0, 7.0)  # a word changed past any method a subclass could watch
     plain = json.loads(json.dumps(sentences))
     out["course_lists"]["changed"] = [np.array(s).tolist() == np.array(p).tolist() for s, p in zip(sentences, plain)]
     out["course_lists"]["tensor"] = minitorch.tensor(sentences[:2]).to_numpy().tolist() == np.array(plain[:2]).tolist()
@@ -174,10 +176,11 @@ def test_network_probes_describe_huge_tensors_and_cap_parameter_lists(probe_caps
 
 def test_the_training_data_are_the_courses_lists_and_a_change_to_them_is_never_stale(probe_caps):
     """The loop receives nested lists of floats (the course's format); NumPy takes a sentence's array whole (no
-    parsing of its floats) only while neither the sentence nor one of its words has changed: a word changed in place,
-    replaced or reordered reads as the plain lists would, and a grown sentence is ragged as plain lists are."""
+    parsing of its floats) only while neither the sentence nor one of its words has changed: a word changed in place
+    (by its methods or past them), replaced or reordered reads as the plain lists would, and a grown sentence is
+    ragged as plain lists are."""
     data = probe_caps["course_lists"]
-    assert data["lists"] is True
+    assert data["lists"] is True and probe_caps["word_type"] is True
     assert data["as_arrays"] == [True, "float64", "float32", [2, 3, 2]]
     assert data["changed"] == [True] * 4 and data["tensor"] is True
     assert data["ragged"] == "ValueError"

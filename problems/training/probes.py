@@ -61,50 +61,24 @@ def as_lists(x):
     return np.asarray(x, dtype=np.float64).tolist()
 
 
-class Noting(list):
-    """A list that notes a change made through any of its methods (`changed`); for `Row`, also on the class
-    (`Row.any_changed`), so that a sentence checks its rows one by one only once some row changed."""
+class Sentence(list):
+    """A sentence as the course's loop receives it: a list of words, each a plain list of floats, with every list
+    behaviour. It also keeps the float64 array it was made from, which NumPy takes through `__array__` instead of
+    reading the floats back one by one (`minitorch.tensor(X_train[i:i + batch_size])` parses 40,000 of them per
+    batch), and a shallow copy of its words as made (`made`): the array is the sentence's while every word is a
+    list equal to its copy (list equality: a word whose floats are the objects it was made with compares in a
+    pointer check per float). A changed sentence or word, however it was changed, is read as NumPy reads plain lists.
+    (The one change this cannot see, 0.0 written over -0.0 or back, changes no product or sum of a training step.)"""
 
-    changed = False
-
-
-class Row(Noting):
-    """A word's embedding as the course's loop receives it: a list of floats."""
-
-    any_changed = False
-
-
-def _noting_change(name):
-    method = getattr(list, name)
-
-    def changing(self, *args, **kwargs):
-        self.changed = True
-        if isinstance(self, Row):
-            Row.any_changed = True
-        return method(self, *args, **kwargs)
-
-    changing.__name__ = name
-    return changing
-
-
-for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop", "remove",
-              "clear", "sort", "reverse"):
-    setattr(Noting, _name, _noting_change(_name))
-
-
-class Sentence(Noting):
-    """A sentence as the course's loop receives it: a list of `Row`s (words), with every list behaviour. It also
-    keeps the float64 array it was made from, which NumPy takes through `__array__` instead of reading the floats
-    back one by one (`minitorch.tensor(X_train[i:i + batch_size])` parses 40,000 of them per batch): the same values
-    while the sentence and its rows are unchanged; after a change, the array is read from the lists as NumPy reads
-    plain lists."""
-
-    def __init__(self, array):
-        super().__init__(map(Row, array.tolist()))
+    def __init__(self, words=(), array=None):
+        super().__init__(words)
         self.array = array
+        self.made = [list(word) for word in self] if array is not None else None
 
     def __array__(self, dtype=None, copy=None):
-        if not self.changed and not (Row.any_changed and any(row.changed for row in self)):
+        made = self.made
+        if made is not None and len(self) == len(made) and \
+                all(type(word) is list and word == was for word, was in zip(self, made)):
             array = self.array.copy()
         else:
             array = np.array(list(self))
@@ -113,14 +87,14 @@ class Sentence(Noting):
 
 def course_lists(X):
     """The sentences of X (sentences x words x dimensions) as the course's loop receives them: nested lists of
-    floats (`Sentence`s of `Row`s). Made with the garbage collector paused, then moved out of its reach
+    floats (`Sentence`s of plain lists). Made with the garbage collector paused, then moved out of its reach
     (`gc.freeze`): 60,000 lists holding three million floats otherwise cost a collection per 700 lists while they
     are made, and every later collection walks them all (they hold no cycles: freed by their reference counts)."""
     X = np.asarray(X, dtype=np.float64)
     collecting = gc.isenabled()
     gc.disable()
     try:
-        sentences = [Sentence(sentence) for sentence in X]
+        sentences = [Sentence(sentence.tolist(), sentence) for sentence in X]
         gc.freeze()
         return sentences
     finally:
