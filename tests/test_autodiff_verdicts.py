@@ -273,6 +273,34 @@ def test_a_padded_middle_size_is_named_quadratic_by_how_the_multiple_of_the_pass
     assert verdict.fraction == 0 and verdict.misconception is None and "spent evenly" in verdict.message, verdict.message
 
 
+def test_a_timing_stopped_early_is_named_by_how_the_multiple_of_the_pass_grew():
+    """A quadratic padded at the middle size stops early at 16000 nodes on a busy machine (0.8 s): its last ratio
+    (2.67) looks linear, the first (25) is the padding's; its time over the grader's pass grew from 3x to 27x:
+    quadratic, named (it was named nothing)."""
+    reference = _timing([0.5, -1.25])
+    stopped = _timing([0.5, -1.25], seconds=(0.012, 0.3, 0.8), again=(),
+                      sweeps={4000: 0.004, 8000: 0.008, 16000: 0.03})
+    verdict = time_ratio(stopped, reference, {"max_ratio": 3.3, "max_growth": 1.45})
+    assert verdict.fraction == 0 and "stopped early" in verdict.message, verdict.message
+    assert verdict.misconception == "quadratic-traversal", verdict.message
+
+
+def test_a_quadratic_verdict_beside_a_disturbed_pass_says_a_regrade_may_differ():
+    """The grader's own linear pass grew 1.5x when the graph doubled (linear work: 2): the machine disturbed the
+    measurement; the verdict stands (the growth is 2.37x as fast as the pass's) and says a regrade may differ.
+    Beside a pass that doubled it says nothing of the kind."""
+    reference = _timing([0.5, -1.25])
+    options = {"max_ratio": 3.3, "max_growth": 1.45}
+    disturbed = _timing([0.5, -1.25], seconds=(0.01, 0.02, 0.071), again=(0.02, 0.071),
+                        sweeps={4000: 0.004, 8000: 0.008, 16000: 0.012})
+    verdict = time_ratio(disturbed, reference, options)
+    assert verdict.fraction == 0 and "regrade on a quieter one may differ" in verdict.message, verdict.message
+    doubled = _timing([0.5, -1.25], seconds=(0.01, 0.02, 0.071), again=(0.02, 0.071),
+                      sweeps={4000: 0.004, 8000: 0.008, 16000: 0.016})
+    verdict = time_ratio(doubled, reference, options)
+    assert verdict.fraction == 0 and "may differ" not in verdict.message, verdict.message
+
+
 def test_the_extra_rounds_are_checked_against_the_graphs_they_repeat():
     """A `more` row repeats the first rows' graphs (even rounds) or the again rows' (odd): its derivatives must
     be those; wrong ones cost the time points like any timed run's."""
