@@ -101,6 +101,15 @@ class Functions:
         return [getattr(variable, name), getattr(variable, name)]
 
     @staticmethod
+    def flood():
+        """Bytes that are no frame on every descriptor (the pipe to the trusted process among them)."""
+        for fd in range(3, 40):
+            try:
+                os.write(fd, b"\x00garbage" * 1000)
+            except OSError:
+                pass
+
+    @staticmethod
     def class_name(variable):
         return type(variable).__name__
 
@@ -237,6 +246,16 @@ def test_junk_past_the_cap_is_a_protocol_error_on_the_trusted_side(monkeypatch):
             assert receiver.receive() == {"op": "y"}
         os.close(write)
         os.close(read)
+
+
+def test_a_protocol_break_is_remembered_on_the_trusted_side(student, monkeypatch):
+    """A trusted probe may catch what a call raises; the break stays known (`broken`), and the harness stops the run
+    after that probe instead of talking on over a pipe that is out of step."""
+    monkeypatch.setattr(remote, "MAX_SKIPPED", 4096)
+    assert student.broken is None
+    with pytest.raises(remote.ProtocolError):
+        call(student, "flood")
+    assert isinstance(student.broken, remote.ProtocolError)
 
 
 def test_junk_made_of_frame_headers_is_charged_what_the_headers_claim(monkeypatch):

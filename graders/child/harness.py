@@ -845,6 +845,8 @@ def trusted_process(config, channel, probe_codes, set_recursion_limit, reference
                 fresh_process_state(set_recursion_limit)
                 _fresh_seeds(config["seed"], probe_id)
                 outcome = _probe_outcome(registry, probe_id, config.get("inputs_dir"), [], None, time.perf_counter())
+                if student.broken is not None:  # whatever the probe made of it: the run stops here
+                    raise student.broken
                 student.reset()
             else:
                 message = student.run_probe(probe_id)

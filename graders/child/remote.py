@@ -420,6 +420,9 @@ class StudentProcess:
         self.classes: Dict[type, int] = {}
         self.written: Dict[int, set] = {}
         self._pending: List[Any] = []
+        #: the protocol break met in an exchange with the student's process, if any: a trusted probe that catches
+        #: everything its calls raise still does not go on talking over a pipe that is out of step
+        self.broken: Optional[ProtocolError] = None
 
     # -- values
 
@@ -495,13 +498,21 @@ class StudentProcess:
 
     def call(self, symbol: str, args: tuple, kwargs: Dict[str, Any], max_items: int = MAX_ITEMS) -> Any:
         """`symbol(*args, **kwargs)` in the student's process (its swapped-in function)."""
-        return self._call(self.message(op="call", symbol=symbol, max_items=int(max_items), args=list(args),
-                                       kwargs=dict(kwargs)))
+        return self._exchange(lambda: self._call(self.message(op="call", symbol=symbol, max_items=int(max_items),
+                                                              args=list(args), kwargs=dict(kwargs))))
+
+    def _exchange(self, exchange: Callable[[], Any]) -> Any:
+        """`exchange()`, a protocol break it meets remembered (`broken`)."""
+        try:
+            return exchange()
+        except ProtocolError as exc:
+            self.broken = self.broken or exc
+            raise
 
     def local(self, function: str, args: tuple) -> Any:
         """A probe helper (`module.function` of the probes) run in the student's process, with plain arguments."""
-        return self._call(self.message(op="local", function=function, args=list(args), kwargs={},
-                                       max_items=MAX_ITEMS))
+        return self._exchange(lambda: self._call(self.message(op="local", function=function, args=list(args),
+                                                              kwargs={}, max_items=MAX_ITEMS)))
 
     def run_probe(self, probe_id: str) -> Dict[str, Any]:
         """Run an untrusted probe in the student's process: its result message (checked by the caller)."""
