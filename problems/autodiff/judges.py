@@ -571,11 +571,16 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     multiples = multiples_of_sweep(rows + again + more, sweeps)
     limit = float(options.get("max_slowdown", 12.0))
     skipped = value.get("again_skipped") is True and not again  # the trusted probe found the largest pair linear
+    # a time far from linear work is named quadratic when the largest size, where a quadratic term dominates, is still
+    # over half the bound (linear traversals take 2-4x the pass), or when the multiple grows with the graph
+    largest = rows[-1].get("nodes") if rows else None
+    over = multiples.get(largest, 0.0) > limit / 2 if largest is not None else False
+    growing = grows_faster_than_linear(multiples)
     if len(rows) < len(ref["rows"]) or (len(again) < len(ref["again"]) and not skipped):
         text = ", ".join(f"{r:.2f}" for r in ratios) or "none"
-        # a last ratio over the bound, or a multiple of the grader's pass that grew with the graph (a middle size
-        # padded so that the last ratio looks linear shows there)
-        grows = (bool(ratios) and ratios[-1] > bound) or grows_faster_than_linear(multiples)
+        # a last ratio over the bound, or the multiple of the grader's pass named as below (time padded at some
+        # sizes, or evenly, so that the last ratio looks linear shows there)
+        grows = (bool(ratios) and ratios[-1] > bound) or over or growing
         return Verdict(
             0.0,
             f"the timing stopped early: {rows[-1]['nodes']} nodes took {rows[-1]['seconds']:.1f} s (the reference "
@@ -587,11 +592,6 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     # pair looks linear) shows here as it does when padded evenly
     if multiples and max(multiples.values()) > limit:
         nodes = max(multiples, key=lambda n: multiples[n])
-        largest = rows[-1].get("nodes")
-        # named when the largest size, where a quadratic term dominates, is still far from linear work (over half
-        # the bound: linear traversals take 2-4x), or when the multiple grows with the graph
-        over = multiples.get(largest, 0.0) > limit / 2
-        growing = grows_faster_than_linear(multiples)
         smallest, top = min(multiples), max(multiples)
         return Verdict(
             0.0,
