@@ -289,6 +289,7 @@ def test_a_timing_stopped_early_is_named_by_how_the_multiple_of_the_pass_grew():
     evenly = _timing([0.5, -1.25], seconds=(0.5, 0.5, 0.8), again=(), sweeps={4000: 0.004, 8000: 0.008, 16000: 0.03})
     verdict = time_ratio(evenly, reference, {"max_ratio": 3.3, "max_growth": 1.45})
     assert verdict.fraction == 0 and verdict.misconception == "quadratic-traversal", verdict.message
+    assert "27x the time of the grader's own linear pass" in verdict.message, verdict.message
 
 
 def test_a_quadratic_verdict_beside_a_disturbed_pass_says_a_regrade_may_differ():

@@ -584,7 +584,9 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
         return Verdict(
             0.0,
             f"the timing stopped early: {rows[-1]['nodes']} nodes took {rows[-1]['seconds']:.1f} s (the reference "
-            f"needs well under 0.1 s); time ratios when the graph doubles: {text}",
+            f"needs well under 0.1 s); time ratios when the graph doubles: {text}"
+            + (f"; {multiples[largest]:.0f}x the time of the grader's own linear pass over the same graph there "
+               "(linear traversals take 2-4x)" if largest in multiples and (over or growing) else ""),
             misconception="quadratic-traversal" if grows else None,
             figure=figure,
         )
