@@ -449,6 +449,26 @@ def test_a_largest_pair_is_clearly_linear_only_on_a_clock_that_measured_it(child
     assert not probes._clearly_linear([rows[0], dict(rows[1], runs=[0.084] * 3)])  # a quadratic pair: measured
 
 
+def test_a_quadratic_looking_pair_beside_a_disturbed_pass_is_measured_again(child_side):
+    """The false loss seen under load: linear code's largest pair read 3.55 while the grader's own linear pass grew
+    only 1.51x (the machine slowed the pass at the smaller size), a growth of 2.35 that looked clearly quadratic and
+    stopped the measuring. Beside a disturbed pass the pair is measured again; beside an undisturbed one a
+    quadratic growth is clear, and so is a linear one."""
+    probes = sys.modules["probes"]
+
+    def pair(ratio, pass_ratio):
+        return [{"nodes": 8001, "runs": [0.02] * 3, "sweep": 0.008},
+                {"nodes": 16001, "runs": [0.02 * ratio] * 3, "sweep": 0.008 * pass_ratio}]
+
+    assert not probes._pair_is_clear(pair(3.55, 1.51))  # disturbed: measured again
+    assert probes._pair_is_clear(pair(3.9, 2.0))  # growth 1.95 beside a pass that doubled: quadratic, clear
+    assert probes._pair_is_clear(pair(2.6, 2.2))  # growth 1.18: linear, clear
+    # measured again, the smaller size's pass read undisturbed: the pooled best pass doubles, the growth is clear
+    assert probes._pair_is_clear(pair(3.55, 1.51) + [{"nodes": 8001, "runs": [0.02] * 3, "sweep": 0.006}])
+    assert probes._pair_is_clear(pair(5.0, 1.51))  # a ratio past NEAR_BOUND is clear whatever the pass did
+    assert not probes._pair_is_clear(pair(3.0, 2.0))  # growth 1.5, between the bounds: measured again
+
+
 def test_a_random_dag_reads_the_same_through_parents_and_history(child_side):
     graphs, _ = child_side
     graph, _out = graphs.random_dag(random.Random(11), n_leaves=3, n_ops=15, n_constants=2)

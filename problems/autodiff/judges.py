@@ -594,7 +594,7 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     # pair looks linear) shows here as it does when padded evenly
     if multiples and max(multiples.values()) > limit:
         nodes = max(multiples, key=lambda n: multiples[n])
-        smallest, top = min(multiples), max(multiples)
+        smallest, top = min(multiples), max(multiples)  # the sizes `grows_faster_than_linear` compares
         return Verdict(
             0.0,
             f"at {nodes} nodes backpropagate took {multiples[nodes]:.0f}x the time of the grader's own linear pass "
@@ -615,7 +615,7 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     pooled = best[large] / max(best[small], 1e-9)
     runs = sum(len(r.get("runs") or []) for r in rows[-2:] + again + more)
     text = (", ".join(f"{r:.2f}" for r in ratios) + f"; best of {runs} runs of the largest pair: {pooled:.2f}")
-    growth = None
+    growth, linear = None, None
     if small in sweeps and large in sweeps:
         linear = sweeps[large] / sweeps[small]
         growth = pooled / min(linear, MAX_SWEEP_RATIO)
@@ -624,8 +624,8 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     if pooled <= bound or (growth is not None and growth <= max_growth):
         return Verdict(1.0, f"time ratios when the graph doubles: {text}; linear ≈ 2", figure=figure)
     busy = ""
-    if small in sweeps and large in sweeps and sweeps[large] / sweeps[small] < DISTURBED_SWEEP_RATIO:
-        busy = (f" (the grader's own linear pass grew only {sweeps[large] / sweeps[small]:.2f}x where linear work "
+    if linear is not None and linear < DISTURBED_SWEEP_RATIO:
+        busy = (f" (the grader's own linear pass grew only {linear:.2f}x where linear work "
                 "doubles: the machine disturbed this measurement, and a regrade on a quieter one may differ)")
     return Verdict(
         0.0,
