@@ -46,11 +46,13 @@ import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, List, Optional, TextIO, Tuple
+from typing import Dict, List, Optional, TextIO, Tuple, TypeVar
 
 #: uids handed to sandboxed children, one per concurrently running child
 UID_BASE = 61000
 UID_SLOTS = 64
+#: children that hold a CPU slot at once (more run unpinned)
+CPU_SLOTS = UID_SLOTS
 #: where slot locks live (shared by every grader process on the machine)
 SLOT_DIR = Path(os.environ.get("AUTOGRADE_SLOT_DIR", "/tmp/autograde-slots"))
 #: modules the sandboxed Python may import besides the standard library
@@ -220,26 +222,38 @@ def warn_if_weak() -> None:
 # ----------------------------------------------------------------- uid slots
 
 
-class UidSlot:
-    """An exclusive uid for one running child (file lock shared across grader processes)."""
+_Slot = TypeVar("_Slot", bound="_LowestSlot")
 
-    def __init__(self) -> None:
-        self.uid: Optional[int] = None
+
+class _LowestSlot:
+    """The lowest free one of `count` slots, held until exit (an exclusive file lock `SLOT_DIR/<name(i)>.lock`,
+    shared by every grader process on the machine); while all are taken it waits, or with `wait=False` holds
+    none (`index` None)."""
+
+    def __init__(self, count: int, wait: bool = True) -> None:
+        self.index: Optional[int] = None
+        self._count = count
+        self._wait = wait
         self._handle: Optional[TextIO] = None
 
-    def __enter__(self) -> UidSlot:
+    def _lock_name(self, index: int) -> str:
+        raise NotImplementedError
+
+    def __enter__(self: _Slot) -> _Slot:
         SLOT_DIR.mkdir(parents=True, exist_ok=True)
-        while self.uid is None:
-            for i in range(UID_SLOTS):
-                handle = open(SLOT_DIR / f"{UID_BASE + i}.lock", "a+")
+        while self.index is None:
+            for i in range(self._count):
+                handle = open(SLOT_DIR / f"{self._lock_name(i)}.lock", "a+")
                 try:
                     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except OSError:
                     handle.close()
                     continue
-                self.uid, self._handle = UID_BASE + i, handle
+                self.index, self._handle = i, handle
                 break
             else:
+                if not self._wait:
+                    break
                 threading.Event().wait(0.05)
         return self
 
@@ -247,6 +261,51 @@ class UidSlot:
         if self._handle is not None:
             fcntl.flock(self._handle, fcntl.LOCK_UN)
             self._handle.close()
+
+
+class UidSlot(_LowestSlot):
+    """An exclusive uid for one running child."""
+
+    def __init__(self) -> None:
+        super().__init__(UID_SLOTS)
+
+    def _lock_name(self, index: int) -> str:
+        return str(UID_BASE + index)
+
+    @property
+    def uid(self) -> Optional[int]:
+        return None if self.index is None else UID_BASE + self.index
+
+
+class CpuSlot(_LowestSlot):
+    """The CPU one running child is pinned to (`cpu`; None when this process may use only one).
+
+    A child's trusted process and its student process take turns: each request waits for its answer. On two
+    CPUs every answer wakes a process sleeping on the other one, which on a virtual machine costs more than the
+    work (a pipe write of a few bytes measured 140 microseconds); on one CPU it is a switch there. Measured on
+    2 vCPUs: the work probe on diamond chains 0.5 -> 0.17 s, a traversal along every path 13.6 -> 8.3 s. Pinning
+    changes no CPU time the judges read. The children running at once spread over the allowed CPUs: the lowest
+    free slot (shared by every grader process), modulo their count; with every slot taken, or the slot folder
+    not writable, a child is not pinned."""
+
+    def __init__(self) -> None:
+        self._cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        super().__init__(CPU_SLOTS, wait=False)
+
+    def _lock_name(self, index: int) -> str:
+        return f"cpu-{index}"
+
+    def __enter__(self) -> CpuSlot:
+        if len(self._cpus) > 1:
+            try:
+                super().__enter__()
+            except OSError:  # a slot folder this user cannot write (another user's): the child runs unpinned
+                self.index = None
+        return self
+
+    @property
+    def cpu(self) -> Optional[int]:
+        return None if self.index is None else self._cpus[self.index % len(self._cpus)]
 
 
 # ----------------------------------------------------------------- runtime view

@@ -382,3 +382,35 @@ def test_no_user_namespace_inside_the_sandbox_but_threads_and_forks_work():
     out = _run_boxed(code)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["-1", "EPERM", "1", "7", "42"], out.stdout
+
+
+# ------------------------------------------------- a child's two processes share one CPU
+
+
+@pytest.mark.skipif(len(sandbox.CpuSlot()._cpus) < 2, reason="this process may use one CPU only: nothing to pin")
+def test_children_running_at_once_are_pinned_to_different_cpus(tmp_path, monkeypatch):
+    """The lowest free slot, modulo the CPUs: two children at once get two CPUs, a third shares the first's; a
+    slot folder that cannot be written pins nothing and stops nothing."""
+    monkeypatch.setattr(sandbox, "SLOT_DIR", tmp_path / "slots")
+    cpus = sorted(sandbox.CpuSlot()._cpus)
+    with sandbox.CpuSlot() as a, sandbox.CpuSlot() as b:
+        assert [a.cpu, b.cpu] == cpus[:2]
+        with sandbox.CpuSlot() as c:
+            assert c.cpu == cpus[2 % len(cpus)]
+    with sandbox.CpuSlot() as again:
+        assert again.cpu == cpus[0]  # freed slots are taken again, lowest first
+    (tmp_path / "file").write_text("")
+    monkeypatch.setattr(sandbox, "SLOT_DIR", tmp_path / "file" / "slots")
+    with sandbox.CpuSlot() as unwritable:
+        assert unwritable.cpu is None
+
+
+@pytest.mark.skipif(len(sandbox.CpuSlot()._cpus) < 2, reason="this process may use one CPU only: nothing to pin")
+def test_the_students_process_runs_on_the_one_cpu_of_its_child(tmp_path):
+    """The student's process (forked from the trusted one) sees one CPU: what the harness pinned."""
+    code = k.source("reference", k.FILES["network"]) + \
+        "\nimport os\nraise RuntimeError(f'allowed CPUs: {sorted(os.sched_getaffinity(0))}')\n"
+    result = k.problem(k.grade(k.build(tmp_path / "s", {k.FILES["network"]: code}), ["network"]), "network")
+    text = k.text_of(result)
+    allowed = [int(n) for n in text.split("allowed CPUs: [", 1)[1].split("]", 1)[0].split(",")]
+    assert len(allowed) == 1 and allowed[0] in sandbox.CpuSlot()._cpus, text
