@@ -414,3 +414,21 @@ def test_the_students_process_runs_on_the_one_cpu_of_its_child(tmp_path):
     text = k.text_of(result)
     allowed = [int(n) for n in text.split("allowed CPUs: [", 1)[1].split("]", 1)[0].split(",")]
     assert len(allowed) == 1 and allowed[0] in sandbox.CpuSlot()._cpus, text
+
+
+@pytest.mark.skipif(len(sandbox.CpuSlot()._cpus) < 2, reason="this process may use one CPU only: nothing to pin")
+def test_a_timed_probe_runs_unpinned_and_the_others_pinned(tmp_path):
+    """The timing probe (`timed=True`) runs on every CPU the child was given: pinned, it could not move away from a
+    child sharing its CPU (linear code read 3.3 under the suite's load); the request-heavy probes stay pinned."""
+    code = k.source("reference", AD) + textwrap.dedent("""
+        import os as _os
+
+        def backpropagate(variable, deriv):
+            raise RuntimeError(f"allowed CPUs: {sorted(_os.sched_getaffinity(0))}")
+    """)
+    result = k.problem(k.grade(k.build(tmp_path / "s", {AD: code}), ["autodiff"]), "autodiff")
+    tests = {t.id: t.message for t in result.tests}
+    given = sorted(sandbox.CpuSlot()._cpus)
+    assert f"allowed CPUs: {given}" in tests["time_doubling"], tests["time_doubling"]
+    pinned = tests["deep_chain_3000"].split("allowed CPUs: [", 1)[1].split("]", 1)[0]
+    assert len(pinned.split(",")) == 1, tests["deep_chain_3000"]

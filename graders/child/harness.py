@@ -32,6 +32,7 @@ packages the sandbox lacks (`datasets`, `embeddings`, `tqdm`) come from
 `compat/_course_packages.py`.
 """
 
+import contextlib
 import importlib
 import importlib.abc
 import importlib.util
@@ -619,7 +620,7 @@ def _import_probes_sealed(config, probe_codes):
 
 
 #: probekit's names that are the run's state, not tools (left out of its seal)
-PROBEKIT_STATE = ("PROBES", "TRUSTED", "STUDENT_FILE", "CURRENT", "STUDENT", "_CHANNEL")
+PROBEKIT_STATE = ("PROBES", "TRUSTED", "TIMED", "STUDENT_FILE", "CURRENT", "STUDENT", "_CHANNEL")
 
 
 def run_probes_here(config, channel, probe_codes, set_recursion_limit):
@@ -629,13 +630,15 @@ def run_probes_here(config, channel, probe_codes, set_recursion_limit):
     probekit.connect(channel)
     registry, seals = _import_probes_sealed(config, probe_codes)
     settle_heap()
+    timed = set(probekit.TIMED)
     for probe_id in config["probes"]:
         channel.emit("start", probe=probe_id)
         probekit.CURRENT = probe_id
         fresh_process_state(set_recursion_limit)
         _fresh_seeds(config["seed"], probe_id)
-        channel.emit("result", probe=probe_id, **_probe_outcome(registry, probe_id, config.get("inputs_dir"), seals,
-                                                                None, time.perf_counter()))
+        with unpinned(probe_id, timed, (0,)):
+            outcome = _probe_outcome(registry, probe_id, config.get("inputs_dir"), seals, None, time.perf_counter())
+        channel.emit("result", probe=probe_id, **outcome)
 
 
 # ------------------------------------------------------------------ the student's process
@@ -836,21 +839,23 @@ def trusted_process(config, channel, probe_codes, set_recursion_limit, reference
         _install_remote_symbols(reference, config["swap"], student)
         registry, _seals = _import_probes_sealed(config, probe_codes)
         settle_heap()
-        trusted = set(probekit.TRUSTED)
+        trusted, timed = set(probekit.TRUSTED), set(probekit.TIMED)
         junk_said = _note_junk(channel, student, False)
         for probe_id in config["probes"]:
             channel.emit("start", probe=probe_id)
             probekit.CURRENT = probe_id
-            if probe_id in trusted:
-                fresh_process_state(set_recursion_limit)
-                _fresh_seeds(config["seed"], probe_id)
-                outcome = _probe_outcome(registry, probe_id, config.get("inputs_dir"), [], None, time.perf_counter())
-                if student.broken is not None:  # whatever the probe made of it: the run stops here
-                    raise student.broken
-                student.reset()
-            else:
-                message = student.run_probe(probe_id)
-                outcome = _relayed_result(message)
+            with unpinned(probe_id, timed, (0, student.pid)):
+                if probe_id in trusted:
+                    fresh_process_state(set_recursion_limit)
+                    _fresh_seeds(config["seed"], probe_id)
+                    outcome = _probe_outcome(registry, probe_id, config.get("inputs_dir"), [], None,
+                                             time.perf_counter())
+                    if student.broken is not None:  # whatever the probe made of it: the run stops here
+                        raise student.broken
+                    student.reset()
+                else:
+                    message = student.run_probe(probe_id)
+                    outcome = _relayed_result(message)
             junk_said = _note_junk(channel, student, junk_said)
             channel.emit("result", probe=probe_id, **outcome)
     except remote.ProtocolError as exc:
@@ -902,6 +907,10 @@ def die_with_parent():
         pass
 
 
+#: the CPUs this process was given and the one it runs on (`pin_to`; None: not pinned)
+PINNING: dict = {"given": None, "cpu": None}
+
+
 def pin_to(cpu):
     """Run this process, and the student's process forked from it, on `cpu` alone (None: wherever the kernel
     likes): the two take turns, and on one CPU an answer is a switch there, not a wake-up of another CPU
@@ -909,9 +918,34 @@ def pin_to(cpu):
     if cpu is None or not hasattr(os, "sched_setaffinity"):
         return
     try:
+        given = os.sched_getaffinity(0)
         os.sched_setaffinity(0, {cpu})
     except (OSError, ValueError):
-        pass
+        return
+    PINNING.update(given=given, cpu=cpu)
+
+
+def _set_affinity(pids, cpus):
+    for pid in pids:
+        try:
+            os.sched_setaffinity(pid, cpus)
+        except (OSError, ValueError):  # a student's process that is gone: the probe says so itself
+            pass
+
+
+@contextlib.contextmanager
+def unpinned(probe_id, timed, pids):
+    """A timed probe (`probekit.TIMED`) runs with this process and the student's (`pids`) on every CPU they were
+    given, then back on their one CPU: time measured while pinned beside another child could not move away
+    from it."""
+    if probe_id not in timed or PINNING["cpu"] is None:
+        yield
+        return
+    _set_affinity(pids, PINNING["given"])
+    try:
+        yield
+    finally:
+        _set_affinity(pids, {PINNING["cpu"]})
 
 
 def main():

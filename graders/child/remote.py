@@ -773,9 +773,9 @@ class TrustedObjects:
             made.append((proxy, entry, kind.linear))
         load = self.load
         for proxy, entry, linear in made:
-            static = {k: load(v) for k, v in (entry.get("s") or {}).items()}
+            static = {k: v if v is None or type(v) in _PLAIN else load(v) for k, v in (entry.get("s") or {}).items()}
             for name, value in (entry.get("p") or {}).items():
-                static[name] = _constant(load(value))
+                static[name] = _CONSTANTS[value] if type(value) is bool else _constant(load(value))
             if linear is not None:
                 static[linear[0]] = _linear(static.get(linear[1]) or [], static.get(linear[2]) or [])
             object.__setattr__(proxy, "_static", static)
@@ -865,6 +865,10 @@ class TrustedObjects:
     def clear(self) -> None:
         self.proxies.clear()
         self.classes.clear()
+
+
+#: the pure methods that answer True or False (is_leaf, is_constant, ...): one function each, shared
+_CONSTANTS = {True: lambda: True, False: lambda: False}
 
 
 def _constant(value: Any) -> Callable[[], Any]:
