@@ -51,8 +51,8 @@ from typing import Dict, List, Optional, TextIO, Tuple, TypeVar
 #: uids handed to sandboxed children, one per concurrently running child
 UID_BASE = 61000
 UID_SLOTS = 64
-#: children that hold a CPU slot at once (more run unpinned)
-CPU_SLOTS = UID_SLOTS
+#: children pinned to one CPU at once (more run unpinned)
+CPU_SLOTS = 32
 #: where slot locks live (shared by every grader process on the machine)
 SLOT_DIR = Path(os.environ.get("AUTOGRADE_SLOT_DIR", "/tmp/autograde-slots"))
 #: modules the sandboxed Python may import besides the standard library
@@ -277,35 +277,80 @@ class UidSlot(_LowestSlot):
         return None if self.index is None else UID_BASE + self.index
 
 
-class CpuSlot(_LowestSlot):
+class CpuSlot:
     """The CPU one running child is pinned to (`cpu`; None when this process may use only one).
 
     A child's trusted process and its student process take turns: each request waits for its answer. On two
     CPUs every answer wakes a process sleeping on the other one, which on a virtual machine costs more than the
     work (a pipe write of a few bytes measured 140 microseconds); on one CPU it is a switch there. Measured on
     2 vCPUs: the work probe on diamond chains 0.5 -> 0.17 s, a traversal along every path 13.6 -> 8.3 s. Pinning
-    changes no CPU time the judges read. The children running at once spread over the allowed CPUs: the lowest
-    free slot (shared by every grader process), modulo their count; with every slot taken, or the slot folder
-    not writable, a child is not pinned."""
+    changes no CPU time the judges read (and the timing probe runs unpinned: graders/child/harness.py).
+
+    The children running at once spread over the allowed CPUs: each CPU has CPU_SLOTS slots (file locks shared
+    by every grader process), and a child takes a free slot of the CPU with the fewest taken; with every slot
+    taken, or the slot folder not writable, a child is not pinned."""
 
     def __init__(self) -> None:
         self._cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-        super().__init__(CPU_SLOTS, wait=False)
-
-    def _lock_name(self, index: int) -> str:
-        return f"cpu-{index}"
+        self.cpu: Optional[int] = None
+        self._handle: Optional[TextIO] = None
 
     def __enter__(self) -> CpuSlot:
         if len(self._cpus) > 1:
             try:
-                super().__enter__()
+                self._claim()
             except OSError:  # a slot folder this user cannot write (another user's): the child runs unpinned
-                self.index = None
+                self.cpu = None
         return self
 
-    @property
-    def cpu(self) -> Optional[int]:
-        return None if self.index is None else self._cpus[self.index % len(self._cpus)]
+    def _claim(self) -> None:
+        SLOT_DIR.mkdir(parents=True, exist_ok=True)
+        taken: Dict[int, int] = {}
+        free: Dict[int, TextIO] = {}  # a free slot per CPU, held while the others are counted
+        try:
+            for cpu in self._cpus:
+                taken[cpu] = 0
+                for k in range(CPU_SLOTS):
+                    handle = open(SLOT_DIR / f"cpu{cpu}-{k}.lock", "a+")
+                    if cpu not in free and _try_lock(handle):
+                        free[cpu] = handle
+                    elif _held(handle):
+                        taken[cpu] += 1
+                        handle.close()
+                    else:
+                        handle.close()
+            if free:
+                self.cpu = min(free, key=lambda cpu: (taken[cpu], cpu))
+                self._handle = free.pop(self.cpu)
+        finally:
+            for other in free.values():
+                _unlock(other)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._handle is not None:
+            _unlock(self._handle)
+            self._handle = None
+
+
+def _try_lock(handle: TextIO) -> bool:
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def _held(handle: TextIO) -> bool:
+    """Whether another holds the lock of `handle` (tried and, if taken here, released at once)."""
+    if _try_lock(handle):
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
+    return True
+
+
+def _unlock(handle: TextIO) -> None:
+    fcntl.flock(handle, fcntl.LOCK_UN)
+    handle.close()
 
 
 # ----------------------------------------------------------------- runtime view

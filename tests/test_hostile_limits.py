@@ -12,6 +12,7 @@ Attacks that need the strong sandbox skip without it (in the weak one the child 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import subprocess
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Dict, Optional
 
@@ -389,16 +391,21 @@ def test_no_user_namespace_inside_the_sandbox_but_threads_and_forks_work():
 
 @pytest.mark.skipif(len(sandbox.CpuSlot()._cpus) < 2, reason="this process may use one CPU only: nothing to pin")
 def test_children_running_at_once_are_pinned_to_different_cpus(tmp_path, monkeypatch):
-    """The lowest free slot, modulo the CPUs: two children at once get two CPUs, a third shares the first's; a
-    slot folder that cannot be written pins nothing and stops nothing."""
+    """A child takes the CPU with the fewest children pinned: two at once get two CPUs, and one that starts while
+    another CPU has fewer takes that one, whichever slots were freed; a slot folder that cannot be written pins
+    nothing and stops nothing."""
     monkeypatch.setattr(sandbox, "SLOT_DIR", tmp_path / "slots")
-    cpus = sorted(sandbox.CpuSlot()._cpus)
+    first, second = sorted(sandbox.CpuSlot()._cpus)[:2]
     with sandbox.CpuSlot() as a, sandbox.CpuSlot() as b:
-        assert [a.cpu, b.cpu] == cpus[:2]
-        with sandbox.CpuSlot() as c:
-            assert c.cpu == cpus[2 % len(cpus)]
-    with sandbox.CpuSlot() as again:
-        assert again.cpu == cpus[0]  # freed slots are taken again, lowest first
+        assert (a.cpu, b.cpu) == (first, second)
+        with contextlib.ExitStack() as held:
+            more = [held.enter_context(sandbox.CpuSlot()).cpu for _ in range(2 * len(sandbox.CpuSlot()._cpus))]
+            assert Counter(more + [a.cpu, b.cpu]) == dict.fromkeys(sandbox.CpuSlot()._cpus, 3)
+    with sandbox.CpuSlot() as a, sandbox.CpuSlot() as b, sandbox.CpuSlot() as c:
+        assert c.cpu == first
+        b.__exit__(None, None, None)  # the second CPU's only child ends; the first still has two
+        with sandbox.CpuSlot() as d:
+            assert d.cpu == second
     (tmp_path / "file").write_text("")
     monkeypatch.setattr(sandbox, "SLOT_DIR", tmp_path / "file" / "slots")
     with sandbox.CpuSlot() as unwritable:
