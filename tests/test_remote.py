@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "graders" / "child"), str(ROOT / "reference")]
@@ -343,3 +345,33 @@ def test_a_kept_attribute_is_fetched_once_and_read_there_after(student):
     assert first is again is holder.history
     assert call(student, "read_twice", holder, "mood") == ["fine", "fine"]
     assert holder.reads == {"history": 1 + 1, "mood": 2}  # (+1: the read just above, in this process)
+
+
+_NUMBERS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
+                     st.text(max_size=5))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(_NUMBERS, lambda inner: st.one_of(st.lists(inner, max_size=4), st.tuples(inner, inner),
+                                                      st.dictionaries(st.text(max_size=3), inner, max_size=3)),
+                    max_leaves=12))
+@example([float("nan"), float("-inf"), -0.0, True, 1, (2.5, None), {"k": float("inf")}])
+def test_plain_values_cross_exactly_as_they_are(value):
+    """What one side sends the other reads back: the same types and numbers (NaN, infinities and -0.0 included),
+    lists, tuples and dicts, whichever path (the exact types' fast path or the general one) wrote them."""
+    import json
+    import math
+
+    sent = json.dumps(remote._plain_value(value, 0, repr), allow_nan=False)  # as the pipe sends it
+    back = remote._load_value(json.loads(sent), 0, repr)
+
+    def same(a, b):
+        if isinstance(a, float):
+            return type(b) is float and ((math.isnan(a) and math.isnan(b)) or (a == b and repr(a) == repr(b)))
+        if isinstance(a, (list, tuple)):
+            return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        if isinstance(a, dict):
+            return type(b) is dict and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        return type(a) is type(b) and a == b
+
+    assert same(value, back), (value, back)

@@ -204,12 +204,14 @@ def _plain_value(value: Any, depth: int, reference: Callable[[Any], Any]) -> Any
     (their bytes: {"b", "dt", "sh"}); anything else as `reference(value)`."""
     if depth > MAX_DEPTH:
         raise ProtocolError("a value nested too deeply to send")
-    if value is None or type(value) is str:
+    t = type(value)
+    if value is None or t is str or t is int or t is bool:  # the commonest first, by their exact types
         return value
-    number = _number(value)
+    if t is float:
+        return value if value - value == 0 else {"f": repr(value)}
+    number = _number(value)  # subclasses of the numbers, NumPy's scalars
     if number is not NotImplemented:
         return number
-    t = type(value)
     if t is list:  # a graph's weights: plain finite numbers kept as they are, without a call each
         return [v if type(v) in _EXACT_NUMBERS and v - v == 0 else _plain_value(v, depth + 1, reference)
                 for v in value]
