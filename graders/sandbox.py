@@ -46,13 +46,11 @@ import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, List, Optional, TextIO, Tuple, TypeVar
+from typing import Dict, List, Optional, TextIO, Tuple
 
 #: uids handed to sandboxed children, one per concurrently running child
 UID_BASE = 61000
 UID_SLOTS = 64
-#: children pinned to one CPU at once (more run unpinned)
-CPU_SLOTS = 32
 #: where slot locks live (shared by every grader process on the machine)
 SLOT_DIR = Path(os.environ.get("AUTOGRADE_SLOT_DIR", "/tmp/autograde-slots"))
 #: modules the sandboxed Python may import besides the standard library
@@ -222,38 +220,26 @@ def warn_if_weak() -> None:
 # ----------------------------------------------------------------- uid slots
 
 
-_Slot = TypeVar("_Slot", bound="_LowestSlot")
+class UidSlot:
+    """An exclusive uid for one running child (file lock shared across grader processes)."""
 
-
-class _LowestSlot:
-    """The lowest free one of `count` slots, held until exit (an exclusive file lock `SLOT_DIR/<name(i)>.lock`,
-    shared by every grader process on the machine); while all are taken it waits, or with `wait=False` holds
-    none (`index` None)."""
-
-    def __init__(self, count: int, wait: bool = True) -> None:
-        self.index: Optional[int] = None
-        self._count = count
-        self._wait = wait
+    def __init__(self) -> None:
+        self.uid: Optional[int] = None
         self._handle: Optional[TextIO] = None
 
-    def _lock_name(self, index: int) -> str:
-        raise NotImplementedError
-
-    def __enter__(self: _Slot) -> _Slot:
+    def __enter__(self) -> UidSlot:
         SLOT_DIR.mkdir(parents=True, exist_ok=True)
-        while self.index is None:
-            for i in range(self._count):
-                handle = open(SLOT_DIR / f"{self._lock_name(i)}.lock", "a+")
+        while self.uid is None:
+            for i in range(UID_SLOTS):
+                handle = open(SLOT_DIR / f"{UID_BASE + i}.lock", "a+")
                 try:
                     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except OSError:
                     handle.close()
                     continue
-                self.index, self._handle = i, handle
+                self.uid, self._handle = UID_BASE + i, handle
                 break
             else:
-                if not self._wait:
-                    break
                 threading.Event().wait(0.05)
         return self
 
@@ -263,94 +249,51 @@ class _LowestSlot:
             self._handle.close()
 
 
-class UidSlot(_LowestSlot):
-    """An exclusive uid for one running child."""
-
-    def __init__(self) -> None:
-        super().__init__(UID_SLOTS)
-
-    def _lock_name(self, index: int) -> str:
-        return str(UID_BASE + index)
-
-    @property
-    def uid(self) -> Optional[int]:
-        return None if self.index is None else UID_BASE + self.index
-
-
 class CpuSlot:
-    """The CPU one running child is pinned to (`cpu`; None when this process may use only one).
+    """The CPU one running child is pinned to (`cpu`), or None: not pinned.
 
     A child's trusted process and its student process take turns: each request waits for its answer. On two
     CPUs every answer wakes a process sleeping on the other one, which on a virtual machine costs more than the
     work (a pipe write of a few bytes measured 140 microseconds); on one CPU it is a switch there. Measured on
-    2 vCPUs: the work probe on diamond chains 0.5 -> 0.17 s, a traversal along every path 13.6 -> 8.3 s. Pinning
+    2 vCPUs: the work probe on diamond chains 0.5 -> 0.17 s, a traversal along every path 12.8 -> 8.4 s. Pinning
     changes no CPU time the judges read (and the timing probe runs unpinned: graders/child/harness.py).
 
-    The children running at once spread over the allowed CPUs: each CPU has CPU_SLOTS slots (file locks shared
-    by every grader process), and a child takes a free slot of the CPU with the fewest taken; with every slot
-    taken, or the slot folder not writable, a child is not pinned."""
+    At most one child is pinned to a CPU at once (a lock per CPU, shared by every grader process on the machine):
+    a child that finds every CPU taken runs unpinned, where the kernel moves it as the load changes; so does one
+    whose process may use a single CPU, or that cannot open the lock (a folder it cannot write, a lock file that
+    is a link or a pipe)."""
 
     def __init__(self) -> None:
         self._cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         self.cpu: Optional[int] = None
-        self._handle: Optional[TextIO] = None
+        self._fd: Optional[int] = None
 
     def __enter__(self) -> CpuSlot:
         if len(self._cpus) > 1:
             try:
-                self._claim()
-            except OSError:  # a slot folder this user cannot write (another user's): the child runs unpinned
+                SLOT_DIR.mkdir(parents=True, exist_ok=True)
+                for cpu in self._cpus:
+                    if self._take(SLOT_DIR / f"cpu{cpu}.lock"):
+                        self.cpu = cpu
+                        break
+            except OSError:
                 self.cpu = None
         return self
 
-    def _claim(self) -> None:
-        SLOT_DIR.mkdir(parents=True, exist_ok=True)
-        taken: Dict[int, int] = {}
-        free: Dict[int, TextIO] = {}  # a free slot per CPU, held while the others are counted
+    def _take(self, path: Path) -> bool:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
         try:
-            for cpu in self._cpus:
-                taken[cpu] = 0
-                for k in range(CPU_SLOTS):
-                    handle = open(SLOT_DIR / f"cpu{cpu}-{k}.lock", "a+")
-                    if cpu not in free and _try_lock(handle):
-                        free[cpu] = handle
-                    elif _held(handle):
-                        taken[cpu] += 1
-                        handle.close()
-                    else:
-                        handle.close()
-            if free:
-                self.cpu = min(free, key=lambda cpu: (taken[cpu], cpu))
-                self._handle = free.pop(self.cpu)
-        finally:
-            for other in free.values():
-                _unlock(other)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True
 
     def __exit__(self, *exc: object) -> None:
-        if self._handle is not None:
-            _unlock(self._handle)
-            self._handle = None
-
-
-def _try_lock(handle: TextIO) -> bool:
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return False
-    return True
-
-
-def _held(handle: TextIO) -> bool:
-    """Whether another holds the lock of `handle` (tried and, if taken here, released at once)."""
-    if _try_lock(handle):
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        return False
-    return True
-
-
-def _unlock(handle: TextIO) -> None:
-    fcntl.flock(handle, fcntl.LOCK_UN)
-    handle.close()
+        if self._fd is not None:
+            os.close(self._fd)  # releases the lock
+            self._fd = None
 
 
 # ----------------------------------------------------------------- runtime view

@@ -20,7 +20,6 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Dict, Optional
 
@@ -391,21 +390,25 @@ def test_no_user_namespace_inside_the_sandbox_but_threads_and_forks_work():
 
 @pytest.mark.skipif(len(sandbox.CpuSlot()._cpus) < 2, reason="this process may use one CPU only: nothing to pin")
 def test_children_running_at_once_are_pinned_to_different_cpus(tmp_path, monkeypatch):
-    """A child takes the CPU with the fewest children pinned: two at once get two CPUs, and one that starts while
-    another CPU has fewer takes that one, whichever slots were freed; a slot folder that cannot be written pins
-    nothing and stops nothing."""
+    """One child per CPU: two at once get two CPUs, a child that finds every CPU taken runs unpinned (the kernel
+    moves it), and a CPU is taken again once its child ends; a slot folder that cannot be written, or a lock that
+    is a link, pins nothing and stops nothing."""
     monkeypatch.setattr(sandbox, "SLOT_DIR", tmp_path / "slots")
-    first, second = sorted(sandbox.CpuSlot()._cpus)[:2]
+    cpus = sorted(sandbox.CpuSlot()._cpus)
+    with contextlib.ExitStack() as held:
+        pinned = [held.enter_context(sandbox.CpuSlot()).cpu for _ in cpus]
+        assert pinned == cpus
+        with sandbox.CpuSlot() as extra:
+            assert extra.cpu is None
     with sandbox.CpuSlot() as a, sandbox.CpuSlot() as b:
-        assert (a.cpu, b.cpu) == (first, second)
-        with contextlib.ExitStack() as held:
-            more = [held.enter_context(sandbox.CpuSlot()).cpu for _ in range(2 * len(sandbox.CpuSlot()._cpus))]
-            assert Counter(more + [a.cpu, b.cpu]) == dict.fromkeys(sandbox.CpuSlot()._cpus, 3)
-    with sandbox.CpuSlot() as a, sandbox.CpuSlot() as b, sandbox.CpuSlot() as c:
-        assert c.cpu == first
-        b.__exit__(None, None, None)  # the second CPU's only child ends; the first still has two
-        with sandbox.CpuSlot() as d:
-            assert d.cpu == second
+        a.__exit__(None, None, None)  # the first CPU's child ends
+        with sandbox.CpuSlot() as c:
+            assert (b.cpu, c.cpu) == (cpus[1], cpus[0])
+    for cpu in cpus:
+        (tmp_path / "slots" / f"cpu{cpu}.lock").unlink()
+        (tmp_path / "slots" / f"cpu{cpu}.lock").symlink_to(tmp_path / "elsewhere")
+    with sandbox.CpuSlot() as linked:
+        assert linked.cpu is None and not (tmp_path / "elsewhere").exists()
     (tmp_path / "file").write_text("")
     monkeypatch.setattr(sandbox, "SLOT_DIR", tmp_path / "file" / "slots")
     with sandbox.CpuSlot() as unwritable:

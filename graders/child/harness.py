@@ -935,9 +935,9 @@ def _set_affinity(pids, cpus):
 
 @contextlib.contextmanager
 def unpinned(probe_id, timed, pids):
-    """A timed probe (`probekit.TIMED`) runs with this process and the student's (`pids`) on every CPU they were
-    given, then back on their one CPU: time measured while pinned beside another child could not move away
-    from it."""
+    """A timed probe (`probekit.TIMED`) runs with the main threads of this process and the student's (`pids`: the
+    threads that run the probe and the timed calls) on every CPU they were given, then back on their one CPU:
+    time measured while pinned beside another child could not move away from it."""
     if probe_id not in timed or PINNING["cpu"] is None:
         yield
         return
