@@ -53,6 +53,8 @@ UID_BASE = 61000
 UID_SLOTS = 64
 #: where slot locks live (shared by every grader process on the machine)
 SLOT_DIR = Path(os.environ.get("AUTOGRADE_SLOT_DIR", "/tmp/autograde-slots"))
+#: where the CPU locks live (`CpuSlot`; the same folder: a test moves it alone)
+CPU_SLOT_DIR = SLOT_DIR
 #: modules the sandboxed Python may import besides the standard library
 ALLOWED_PACKAGES = ("numpy", "numpy.libs", "typing_extensions.py")
 INSIDE = Path("/sandbox")
@@ -271,9 +273,9 @@ class CpuSlot:
     def __enter__(self) -> CpuSlot:
         if len(self._cpus) > 1:
             try:
-                SLOT_DIR.mkdir(parents=True, exist_ok=True)
+                CPU_SLOT_DIR.mkdir(parents=True, exist_ok=True)
                 for cpu in self._cpus:
-                    if self._take(SLOT_DIR / f"cpu{cpu}.lock"):
+                    if self._take(CPU_SLOT_DIR / f"cpu{cpu}.lock"):
                         self.cpu = cpu
                         break
             except OSError:

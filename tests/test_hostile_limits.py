@@ -393,7 +393,7 @@ def test_children_running_at_once_are_pinned_to_different_cpus(tmp_path, monkeyp
     """One child per CPU: two at once get two CPUs, a child that finds every CPU taken runs unpinned (the kernel
     moves it), and a CPU is taken again once its child ends; a slot folder that cannot be written, or a lock that
     is a link, pins nothing and stops nothing."""
-    monkeypatch.setattr(sandbox, "SLOT_DIR", tmp_path / "slots")
+    monkeypatch.setattr(sandbox, "CPU_SLOT_DIR", tmp_path / "slots")
     cpus = sorted(sandbox.CpuSlot()._cpus)
     with contextlib.ExitStack() as held:
         pinned = [held.enter_context(sandbox.CpuSlot()).cpu for _ in cpus]
@@ -410,14 +410,16 @@ def test_children_running_at_once_are_pinned_to_different_cpus(tmp_path, monkeyp
     with sandbox.CpuSlot() as linked:
         assert linked.cpu is None and not (tmp_path / "elsewhere").exists()
     (tmp_path / "file").write_text("")
-    monkeypatch.setattr(sandbox, "SLOT_DIR", tmp_path / "file" / "slots")
+    monkeypatch.setattr(sandbox, "CPU_SLOT_DIR", tmp_path / "file" / "slots")
     with sandbox.CpuSlot() as unwritable:
         assert unwritable.cpu is None
 
 
 @pytest.mark.skipif(len(sandbox.CpuSlot()._cpus) < 2, reason="this process may use one CPU only: nothing to pin")
-def test_the_students_process_runs_on_the_one_cpu_of_its_child(tmp_path):
-    """The student's process (forked from the trusted one) sees one CPU: what the harness pinned."""
+def test_the_students_process_runs_on_the_one_cpu_of_its_child(tmp_path, monkeypatch):
+    """The student's process (forked from the trusted one) sees one CPU: what the harness pinned (CPU locks of its
+    own, so that the children of tests running beside it leave one free)."""
+    monkeypatch.setattr(sandbox, "CPU_SLOT_DIR", tmp_path / "cpus")
     code = k.source("reference", k.FILES["network"]) + \
         "\nimport os\nraise RuntimeError(f'allowed CPUs: {sorted(os.sched_getaffinity(0))}')\n"
     result = k.problem(k.grade(k.build(tmp_path / "s", {k.FILES["network"]: code}), ["network"]), "network")
@@ -427,9 +429,10 @@ def test_the_students_process_runs_on_the_one_cpu_of_its_child(tmp_path):
 
 
 @pytest.mark.skipif(len(sandbox.CpuSlot()._cpus) < 2, reason="this process may use one CPU only: nothing to pin")
-def test_a_timed_probe_runs_unpinned_and_the_others_pinned(tmp_path):
+def test_a_timed_probe_runs_unpinned_and_the_others_pinned(tmp_path, monkeypatch):
     """The timing probe (`timed=True`) runs on every CPU the child was given: pinned, it could not move away from a
     child sharing its CPU (linear code read 3.3 under the suite's load); the request-heavy probes stay pinned."""
+    monkeypatch.setattr(sandbox, "CPU_SLOT_DIR", tmp_path / "cpus")
     code = k.source("reference", AD) + textwrap.dedent("""
         import os as _os
 
