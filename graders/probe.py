@@ -150,8 +150,6 @@ class _Attempt:
         self.inside_pid: Optional[int] = None
         self.peak_inodes = 0
         self.watchdog_killed = False
-        #: the CPU the child is pinned to (sandbox.CpuSlot), or None
-        self.cpu: Optional[int] = None
 
     def run(self) -> None:
         workdir = self.config.workdir
@@ -159,11 +157,10 @@ class _Attempt:
         self.level = sandbox.capabilities().level
         if self.level != "strong":
             sandbox.warn_if_weak()
+        if self.level == "weak":
+            self._launch(workdir, None)
+            return
         with contextlib.ExitStack() as cleanup:
-            self.cpu = cleanup.enter_context(sandbox.CpuSlot()).cpu
-            if self.level == "weak":
-                self._launch(workdir, None)
-                return
             uid = None
             if self.level == "strong" or sandbox.capabilities().userns_mounts:  # scratch tmpfs with an inode cap
                 self.scratch = workdir / f"scratch.{self.attempt}"
@@ -191,7 +188,6 @@ class _Attempt:
         config = self.config
         # the probes' text travels on stdin and is compiled before graded code runs: no probe file in the sandbox
         payload: Dict[str, Any] = {"fd": write_fd, "nonce": self.nonce, "probes": self.probes, "seed": config.seed,
-                                   "cpu": self.cpu,
                                    "inject": list(config.inject), "probe_sources": probe_sources(config.probes_dir)}
         if self.level == "weak":
             payload.update(

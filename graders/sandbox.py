@@ -53,8 +53,6 @@ UID_BASE = 61000
 UID_SLOTS = 64
 #: where slot locks live (shared by every grader process on the machine)
 SLOT_DIR = Path(os.environ.get("AUTOGRADE_SLOT_DIR", "/tmp/autograde-slots"))
-#: where the CPU locks live (`CpuSlot`; the same folder: a test moves it alone)
-CPU_SLOT_DIR = SLOT_DIR
 #: modules the sandboxed Python may import besides the standard library
 ALLOWED_PACKAGES = ("numpy", "numpy.libs", "typing_extensions.py")
 INSIDE = Path("/sandbox")
@@ -249,53 +247,6 @@ class UidSlot:
         if self._handle is not None:
             fcntl.flock(self._handle, fcntl.LOCK_UN)
             self._handle.close()
-
-
-class CpuSlot:
-    """The CPU one running child is pinned to (`cpu`), or None: not pinned.
-
-    A child's trusted process and its student process take turns: each request waits for its answer. On two
-    CPUs every answer wakes a process sleeping on the other one, which on a virtual machine costs more than the
-    work (a pipe write of a few bytes measured 140 microseconds); on one CPU it is a switch there. Measured on
-    2 vCPUs: the work probe on diamond chains 0.5 -> 0.17 s, a traversal along every path 12.8 -> 8.4 s. Pinning
-    changes no CPU time the judges read (and the timing probe runs unpinned: graders/child/harness.py).
-
-    At most one child is pinned to a CPU at once (a lock per CPU, shared by every grader process on the machine):
-    a child that finds every CPU taken runs unpinned, where the kernel moves it as the load changes; so does one
-    whose process may use a single CPU, or that cannot open the lock (a folder it cannot write, a lock file that
-    is a link or a pipe)."""
-
-    def __init__(self) -> None:
-        self._cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-        self.cpu: Optional[int] = None
-        self._fd: Optional[int] = None
-
-    def __enter__(self) -> CpuSlot:
-        if len(self._cpus) > 1:
-            try:
-                CPU_SLOT_DIR.mkdir(parents=True, exist_ok=True)
-                for cpu in self._cpus:
-                    if self._take(CPU_SLOT_DIR / f"cpu{cpu}.lock"):
-                        self.cpu = cpu
-                        break
-            except OSError:
-                self.cpu = None
-        return self
-
-    def _take(self, path: Path) -> bool:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            return False
-        self._fd = fd
-        return True
-
-    def __exit__(self, *exc: object) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # releases the lock
-            self._fd = None
 
 
 # ----------------------------------------------------------------- runtime view

@@ -12,7 +12,6 @@ Attacks that need the strong sandbox skip without it (in the weak one the child 
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import subprocess
@@ -383,65 +382,3 @@ def test_no_user_namespace_inside_the_sandbox_but_threads_and_forks_work():
     out = _run_boxed(code)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["-1", "EPERM", "1", "7", "42"], out.stdout
-
-
-# ------------------------------------------------- a child's two processes share one CPU
-
-
-@pytest.mark.skipif(len(sandbox.CpuSlot()._cpus) < 2, reason="this process may use one CPU only: nothing to pin")
-def test_children_running_at_once_are_pinned_to_different_cpus(tmp_path, monkeypatch):
-    """One child per CPU: two at once get two CPUs, a child that finds every CPU taken runs unpinned (the kernel
-    moves it), and a CPU is taken again once its child ends; a slot folder that cannot be written, or a lock that
-    is a link, pins nothing and stops nothing."""
-    monkeypatch.setattr(sandbox, "CPU_SLOT_DIR", tmp_path / "slots")
-    cpus = sorted(sandbox.CpuSlot()._cpus)
-    with contextlib.ExitStack() as held:
-        pinned = [held.enter_context(sandbox.CpuSlot()).cpu for _ in cpus]
-        assert pinned == cpus
-        with sandbox.CpuSlot() as extra:
-            assert extra.cpu is None
-    with sandbox.CpuSlot() as a, sandbox.CpuSlot() as b:
-        a.__exit__(None, None, None)  # the first CPU's child ends
-        with sandbox.CpuSlot() as c:
-            assert (b.cpu, c.cpu) == (cpus[1], cpus[0])
-    for cpu in cpus:
-        (tmp_path / "slots" / f"cpu{cpu}.lock").unlink()
-        (tmp_path / "slots" / f"cpu{cpu}.lock").symlink_to(tmp_path / "elsewhere")
-    with sandbox.CpuSlot() as linked:
-        assert linked.cpu is None and not (tmp_path / "elsewhere").exists()
-    (tmp_path / "file").write_text("")
-    monkeypatch.setattr(sandbox, "CPU_SLOT_DIR", tmp_path / "file" / "slots")
-    with sandbox.CpuSlot() as unwritable:
-        assert unwritable.cpu is None
-
-
-@pytest.mark.skipif(len(sandbox.CpuSlot()._cpus) < 2, reason="this process may use one CPU only: nothing to pin")
-def test_the_students_process_runs_on_the_one_cpu_of_its_child(tmp_path, monkeypatch):
-    """The student's process (forked from the trusted one) sees one CPU: what the harness pinned (CPU locks of its
-    own, so that the children of tests running beside it leave one free)."""
-    monkeypatch.setattr(sandbox, "CPU_SLOT_DIR", tmp_path / "cpus")
-    code = k.source("reference", k.FILES["network"]) + \
-        "\nimport os\nraise RuntimeError(f'allowed CPUs: {sorted(os.sched_getaffinity(0))}')\n"
-    result = k.problem(k.grade(k.build(tmp_path / "s", {k.FILES["network"]: code}), ["network"]), "network")
-    text = k.text_of(result)
-    allowed = [int(n) for n in text.split("allowed CPUs: [", 1)[1].split("]", 1)[0].split(",")]
-    assert len(allowed) == 1 and allowed[0] in sandbox.CpuSlot()._cpus, text
-
-
-@pytest.mark.skipif(len(sandbox.CpuSlot()._cpus) < 2, reason="this process may use one CPU only: nothing to pin")
-def test_a_timed_probe_runs_unpinned_and_the_others_pinned(tmp_path, monkeypatch):
-    """The timing probe (`timed=True`) runs on every CPU the child was given: pinned, it could not move away from a
-    child sharing its CPU (linear code read 3.3 under the suite's load); the request-heavy probes stay pinned."""
-    monkeypatch.setattr(sandbox, "CPU_SLOT_DIR", tmp_path / "cpus")
-    code = k.source("reference", AD) + textwrap.dedent("""
-        import os as _os
-
-        def backpropagate(variable, deriv):
-            raise RuntimeError(f"allowed CPUs: {sorted(_os.sched_getaffinity(0))}")
-    """)
-    result = k.problem(k.grade(k.build(tmp_path / "s", {AD: code}), ["autodiff"]), "autodiff")
-    tests = {t.id: t.message for t in result.tests}
-    given = sorted(sandbox.CpuSlot()._cpus)
-    assert f"allowed CPUs: {given}" in tests["time_doubling"], tests["time_doubling"]
-    pinned = tests["deep_chain_3000"].split("allowed CPUs: [", 1)[1].split("]", 1)[0]
-    assert len(pinned.split(",")) == 1, tests["deep_chain_3000"]

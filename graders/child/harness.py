@@ -32,7 +32,6 @@ packages the sandbox lacks (`datasets`, `embeddings`, `tqdm`) come from
 `compat/_course_packages.py`.
 """
 
-import contextlib
 import importlib
 import importlib.abc
 import importlib.util
@@ -620,7 +619,7 @@ def _import_probes_sealed(config, probe_codes):
 
 
 #: probekit's names that are the run's state, not tools (left out of its seal)
-PROBEKIT_STATE = ("PROBES", "TRUSTED", "TIMED", "STUDENT_FILE", "CURRENT", "STUDENT", "_CHANNEL")
+PROBEKIT_STATE = ("PROBES", "TRUSTED", "STUDENT_FILE", "CURRENT", "STUDENT", "_CHANNEL")
 
 
 def run_probes_here(config, channel, probe_codes, set_recursion_limit):
@@ -630,15 +629,13 @@ def run_probes_here(config, channel, probe_codes, set_recursion_limit):
     probekit.connect(channel)
     registry, seals = _import_probes_sealed(config, probe_codes)
     settle_heap()
-    timed = set(probekit.TIMED)
     for probe_id in config["probes"]:
         channel.emit("start", probe=probe_id)
         probekit.CURRENT = probe_id
         fresh_process_state(set_recursion_limit)
         _fresh_seeds(config["seed"], probe_id)
-        with unpinned(probe_id, timed, (0,)):
-            outcome = _probe_outcome(registry, probe_id, config.get("inputs_dir"), seals, None, time.perf_counter())
-        channel.emit("result", probe=probe_id, **outcome)
+        channel.emit("result", probe=probe_id, **_probe_outcome(registry, probe_id, config.get("inputs_dir"), seals,
+                                                                None, time.perf_counter()))
 
 
 # ------------------------------------------------------------------ the student's process
@@ -839,23 +836,21 @@ def trusted_process(config, channel, probe_codes, set_recursion_limit, reference
         _install_remote_symbols(reference, config["swap"], student)
         registry, _seals = _import_probes_sealed(config, probe_codes)
         settle_heap()
-        trusted, timed = set(probekit.TRUSTED), set(probekit.TIMED)
+        trusted = set(probekit.TRUSTED)
         junk_said = _note_junk(channel, student, False)
         for probe_id in config["probes"]:
             channel.emit("start", probe=probe_id)
             probekit.CURRENT = probe_id
-            with unpinned(probe_id, timed, (0, student.pid)):
-                if probe_id in trusted:
-                    fresh_process_state(set_recursion_limit)
-                    _fresh_seeds(config["seed"], probe_id)
-                    outcome = _probe_outcome(registry, probe_id, config.get("inputs_dir"), [], None,
-                                             time.perf_counter())
-                    if student.broken is not None:  # whatever the probe made of it: the run stops here
-                        raise student.broken
-                    student.reset()
-                else:
-                    message = student.run_probe(probe_id)
-                    outcome = _relayed_result(message)
+            if probe_id in trusted:
+                fresh_process_state(set_recursion_limit)
+                _fresh_seeds(config["seed"], probe_id)
+                outcome = _probe_outcome(registry, probe_id, config.get("inputs_dir"), [], None, time.perf_counter())
+                if student.broken is not None:  # whatever the probe made of it: the run stops here
+                    raise student.broken
+                student.reset()
+            else:
+                message = student.run_probe(probe_id)
+                outcome = _relayed_result(message)
             junk_said = _note_junk(channel, student, junk_said)
             channel.emit("result", probe=probe_id, **outcome)
     except remote.ProtocolError as exc:
@@ -907,53 +902,11 @@ def die_with_parent():
         pass
 
 
-#: the CPUs this process was given and the one it runs on (`pin_to`; None: not pinned)
-PINNING: dict = {"given": None, "cpu": None}
-
-
-def pin_to(cpu):
-    """Run this process, and the student's process forked from it, on `cpu` alone (None: wherever the kernel
-    likes): the two take turns, and on one CPU an answer is a switch there, not a wake-up of another CPU
-    (graders.sandbox.CpuSlot). A kernel or filter that refuses leaves the process unpinned."""
-    if cpu is None or not hasattr(os, "sched_setaffinity"):
-        return
-    try:
-        given = os.sched_getaffinity(0)
-        os.sched_setaffinity(0, {cpu})
-    except (OSError, ValueError):
-        return
-    PINNING.update(given=given, cpu=cpu)
-
-
-def _set_affinity(pids, cpus):
-    for pid in pids:
-        try:
-            os.sched_setaffinity(pid, cpus)
-        except (OSError, ValueError):  # a student's process that is gone: the probe says so itself
-            pass
-
-
-@contextlib.contextmanager
-def unpinned(probe_id, timed, pids):
-    """A timed probe (`probekit.TIMED`) runs with the main threads of this process and the student's (`pids`: the
-    threads that run the probe and the timed calls) on every CPU they were given, then back on their one CPU:
-    time measured while pinned beside another child could not move away from it."""
-    if probe_id not in timed or PINNING["cpu"] is None:
-        yield
-        return
-    _set_affinity(pids, PINNING["given"])
-    try:
-        yield
-    finally:
-        _set_affinity(pids, {PINNING["cpu"]})
-
-
 def main():
     die_with_parent()
     config = json.loads(sys.stdin.read())
     sys.stdin.close()
     channel = Channel(config.pop("fd"), config.pop("nonce"), config.pop("ack_fd", None))
-    pin_to(config.pop("cpu", None))
     try:
         run(config, channel, compile_probes(config.pop("probe_sources")))
     except BaseException as exc:

@@ -15,10 +15,6 @@ PROBES: Dict[str, Callable[[Optional[str]], Any]] = {}
 #: the probes that run in the trusted process (`probe(..., trusted=True)`): they call the student's functions in
 #: the student's process, on objects that stay here (graders/child/remote.py)
 TRUSTED: set = set()
-#: the probes whose verdict rests on CPU time measured in the child (`probe(..., timed=True)`): they run on every
-#: CPU the child may use, not pinned to one (graders.sandbox.CpuSlot): a pinned process cannot move away from
-#: another child that shares its CPU, whose cache traffic then slows the larger graphs more than the smaller
-TIMED: set = set()
 #: the trusted process's handle on the student's process (set by the harness; None when everything runs in one
 #: process: the reference's own runs)
 STUDENT: Any = None
@@ -53,7 +49,7 @@ def mark(label: str) -> None:
         _CHANNEL.mark(CURRENT, label)
 
 
-def probe(probe_id: str, trusted: bool = False, timed: bool = False) -> Callable:
+def probe(probe_id: str, trusted: bool = False) -> Callable:
     """Register `fn(inputs_dir)` as the probe `probe_id`.
 
     A `trusted` probe runs in the trusted process: the student's functions it calls run in the student's
@@ -67,8 +63,6 @@ def probe(probe_id: str, trusted: bool = False, timed: bool = False) -> Callable
         PROBES[probe_id] = fn
         if trusted:
             TRUSTED.add(probe_id)
-        if timed:
-            TIMED.add(probe_id)
         return fn
 
     return register

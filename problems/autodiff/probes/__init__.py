@@ -609,7 +609,7 @@ def _pair_is_clear(timed):
     return growth is not None and (growth < LINEAR_GROWTH or (growth > QUADRATIC_GROWTH and not disturbed))
 
 
-@probe("time_doubling", trusted=True, timed=True)
+@probe("time_doubling", trusted=True)
 def time_doubling(_):
     """Best-of-3 times on shallow DAGs of n, 2n, 4n nodes, then (unless that pair is clearly linear, a student's
     run: `_clearly_linear`; the reference's runs always measure it, for the derivatives) the largest pair measured
