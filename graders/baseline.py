@@ -114,12 +114,36 @@ def _run_name(problem: ProblemSpec, label: str, seed: int) -> str:
 
 
 def _cached_run(problem: ProblemSpec, label: str, seed: int, student_file: Optional[Path]) -> ChildRun:
-    """A trusted run, computed once per grader version, runtime and seed (a sealed document, graders.cache)."""
+    """A trusted run, computed once per grader version, runtime and seed (a sealed document, graders.cache).
+
+    Only a run the grader can use is kept (`_unusable_run`): a reference probe that timed out at a busy moment, a
+    harness fault or a machine failure raises GraderFault now and is run again next time. Kept, one bad moment
+    while the cache was built made every later grading of the problem a grader fault, until someone cleared the
+    cache by hand."""
 
     def build() -> Dict[str, Any]:
-        return run_to_json(_fresh_run(problem, f"{label}-{_probes_digest(problem)}", seed, student_file))
+        run = _fresh_run(problem, f"{label}-{_probes_digest(problem)}", seed, student_file)
+        why = _unusable_run(run, label)
+        if why:
+            raise GraderFault(f"the {label} run of problem '{problem.id}' failed (not cached, run again next "
+                              f"time): {why}")
+        return run_to_json(run)
 
-    return run_from_json(cached_json(_run_name(problem, label, seed), build, _readable_run))
+    def usable(document: Any) -> bool:  # a cache written before the rule above may hold a failed run
+        return _readable_run(document) and not _unusable_run(run_from_json(document), label)
+
+    return run_from_json(cached_json(_run_name(problem, label, seed), build, usable))
+
+
+def _unusable_run(run: ChildRun, label: str) -> Optional[str]:
+    """Why a trusted run cannot be used (None if it can): the reference's every probe must succeed
+    (`reference_problem`); a mutant may fail probes (that is its bug) but must have run (no load error, harness
+    fault or machine failure)."""
+    if label == "reference":
+        return reference_problem(run)
+    if run.load_error or run.fault or run.machine:
+        return str(run.load_error or run.fault or "; ".join(run.machine))
+    return None
 
 
 def reference_run_ready(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> bool:

@@ -151,3 +151,39 @@ def test_the_runtime_key_names_the_interpreter_numpy_and_platform(monkeypatch):
         monkeypatch.undo()
         cache.runtime_key.cache_clear()
     assert cache.runtime_key() == key and cache.cache_root().name == key
+
+
+def test_a_trusted_run_that_failed_is_not_kept(tmp_path, monkeypatch):
+    """A reference run whose probe timed out at a busy moment, or a mutant run the machine broke, raises a grader
+    fault once and is run again by the next grading; kept, it made every later grading of the problem a grader
+    fault until someone cleared the cache by hand. A failed run an older grader left in the cache is run again too.
+    A mutant's own failing probes are its bug: kept."""
+    import graders.baseline as baseline
+    from graders.faults import GraderFault
+    from graders.results import ChildRun, ProbeOutcome
+
+    monkeypatch.setenv("AUTOGRADE_CACHE", str(tmp_path / "cache"))
+    cache.forget_verified()
+    (spec,) = load_problems(only=[PROBLEM])
+    timed_out = ChildRun({"product": ProbeOutcome("product", "missing", error_message="timed out after 10 s")})
+    good = ChildRun({"product": ProbeOutcome("product", "ok", value=[1.0])})
+    broken = ChildRun({"product": ProbeOutcome("product", "ok", value=[1.0])}, machine=["the machine failed"])
+    buggy = ChildRun({"product": ProbeOutcome("product", "error", error_type="ValueError")})
+    runs = []
+    monkeypatch.setattr(baseline, "_fresh_run", lambda *args, **kwargs: runs.pop(0))
+
+    runs[:] = [timed_out, good]
+    with pytest.raises(GraderFault, match=r"reference run of problem 'forward' failed.*not cached"):
+        baseline.reference_run(spec)
+    assert baseline.reference_run(spec).outcomes["product"].value == [1.0] and not runs
+
+    name = baseline._run_name(spec, "mutant-x", 2026)
+    runs[:] = [broken, buggy]
+    with pytest.raises(GraderFault, match="the machine failed"):
+        baseline._cached_run(spec, "mutant-x", 2026, None)
+    assert baseline._cached_run(spec, "mutant-x", 2026, None).outcomes["product"].status == "error" and not runs
+
+    cache.write_sealed(cache.cache_root() / name, baseline.run_to_json(broken))  # as an older grader kept it
+    cache.forget_verified()
+    runs[:] = [buggy]
+    assert baseline._cached_run(spec, "mutant-x", 2026, None).outcomes["product"].status == "error" and not runs
