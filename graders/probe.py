@@ -26,6 +26,7 @@ from typing import IO, Any, Dict, List, Optional, Sequence, Tuple, cast
 from . import cgroups, sandbox
 from .limits import Limits
 from .results import ChildRun, ProbeOutcome
+from .waiting import MAX_STRETCH, Window, run_queue_waits
 
 #: the child-side code (harness.py, probekit.py, compat/) in the repository
 CHILD_DIR = Path(__file__).resolve().parent / "child"
@@ -125,7 +126,14 @@ class _Attempt:
         self.policy: List[str] = []
         self.attempt = attempt
         self.budget = budget
+        #: the problem's wall clock (shared by every restart) and the running probe's limit, each counting the
+        #: child's own time: stretched while its processes wait for a CPU the machine gives to others (graders.waiting)
         self.deadline = deadline
+        self.deadline_window = Window(deadline - limits.wall_seconds, limits.wall_seconds, 0.0)
+        self.probe_until = deadline
+        self.probe_window = Window(0.0, limits.probe_seconds)
+        #: a limit passed MAX_STRETCH times over while the child waited for a CPU: the machine's failure, not the code's
+        self.busy: Optional[str] = None
         #: strong sandbox only: scratch mount points, control group, seccomp program descriptor
         self.scratch: Optional[Path] = None
         self.group: Optional[cgroups.ProcessGroup] = None
@@ -276,22 +284,19 @@ class _Attempt:
                 self.reason += f"; its last error output: {last}"
 
     def _stream(self, proc: subprocess.Popen, read_fd: int) -> None:
-        deadline = self.deadline  # the problem's wall clock, shared by every restart
         buffer = bytearray()  # amortised appends: a flood without newlines costs linear time
         watch = self.level == "unprivileged"  # no control group: the parent watches the tree's memory itself
         while True:
             if watch and self._over_limits(proc):
                 return
             now = time.monotonic()
-            limit = deadline
-            if self.current is not None:
-                limit = min(limit, self.current_started + self.limits.probe_seconds)
-            if now >= limit:
-                which = f"probe '{self.current}'" if self.current else "the grading process"
-                seconds = self.limits.probe_seconds if self.current and limit < deadline else self.limits.wall_seconds
-                self.reason = f"{which} timed out after {seconds:.0f} s (infinite loop or sleep?)"
-                self.timed_out = True
+            limit, probe = self.deadline, None
+            if self.current is not None and self.probe_until < limit:
+                limit, probe = self.probe_until, self.current
+            if now >= limit and self._limit_passed(now, probe):
                 return
+            if now >= limit:
+                continue
             ready, _, _ = select.select([read_fd], [], [], min(WATCH_SECONDS if watch else 0.5, limit - now))
             if not ready:
                 if proc.poll() is not None and not _readable(read_fd):
@@ -404,6 +409,9 @@ class _Attempt:
                 return
             self.current, self.current_started = probe, time.monotonic()
             self.marks = {}
+            self.probe_window = Window(self.current_started, self.limits.probe_seconds, self._cpu_now(),
+                                       run_queue_waits(self._pids()))
+            self.probe_until = self.current_started + self.limits.probe_seconds
         elif kind == "mark":
             self._mark(event)
         elif kind == "result":
@@ -426,12 +434,50 @@ class _Attempt:
         else:
             self._tamper(f"unknown event {_short(kind)}")
 
+    def _limit_passed(self, now: float, probe: Optional[str]) -> bool:
+        """At the running probe's limit (`probe`) or the problem's wall clock (None): whether the child is stopped
+        (`reason` says why: its own time used up, or `busy`, the machine's) or, when the child's own time is still
+        under the limit, the limit is stretched (graders.waiting)."""
+        window = self.probe_window if probe is not None else self.deadline_window
+        waits = run_queue_waits(self._pids())
+        verdict = window.verdict(now, self._cpu_now(), waits)
+        if verdict == "stretch":
+            if probe is not None:
+                self.probe_until = window.until(now)
+            else:
+                self.deadline = window.until(now)
+            return False
+        which = f"probe '{probe}'" if probe is not None else "the grading process"
+        if verdict == "busy":
+            self.busy = (f"{which} did not finish in {MAX_STRETCH:g} times its {window.limit:.0f} s limit, "
+                         f"{window.waited(waits):.0f} s of it waiting for a CPU the machine gave to other work: "
+                         "the machine is too busy to grade it fairly")
+            self.reason = self.busy
+        else:
+            self.reason = f"{which} timed out after {window.limit:.0f} s (infinite loop or sleep?)"
+            if window.stretched(now) >= 1:
+                self.reason += f"; given {window.stretched(now):.0f} s more while it waited for a CPU"
+        self.timed_out = True
+        return True
+
+    def _cpu_now(self) -> Optional[float]:
+        """CPU seconds of the child's whole tree as the KERNEL reports them: its control group, or without one the
+        live tree and what it reaped."""
+        now = self.group.cpu_seconds() if self.group is not None else None
+        if now is None and self.proc is not None:
+            now = _tree_cpu_seconds(self.proc.pid)
+        return now
+
+    def _pids(self) -> List[int]:
+        """The child's processes: its control group's, or the live tree under it."""
+        if self.group is not None:
+            return self.group.pids()
+        return _tree(self.proc.pid) if self.proc is not None else []
+
     def _mark(self, event: Dict[str, Any]) -> None:
         """Stamp a timing mark with the child's CPU clock as the KERNEL reports it (the child cannot
         fake it, and load on the machine barely changes it), then let the child go on."""
-        now = self.group.cpu_seconds() if self.group is not None else None
-        if now is None and self.proc is not None:  # no control group: the live tree and what it reaped
-            now = _tree_cpu_seconds(self.proc.pid)
+        now = self._cpu_now()
         label = event.get("label")
         if self.current is None or event.get("probe") != self.current or not isinstance(label, str) \
                 or len(label) > 64:  # (a mark naming no probe while none runs would land in the last one's marks)
@@ -707,6 +753,12 @@ def run_child(config: ChildConfig, limits: Limits) -> ChildRun:
         run.oom_kills += current.oom_kills
         if current.killed_from_outside:
             run.outside_kills.append(current.current or ("import" if current.loaded is None else "between probes"))
+        if current.busy:  # the machine's failure: the grader's fault, retried by the grading (graders.grade)
+            run.machine.append(current.busy)
+            notes.append(current.busy)
+            for probe in remaining:
+                outcomes.setdefault(probe, ProbeOutcome(probe, "missing", error_message=current.busy))
+            break
         if run.load_error is not None:
             break
         if current.fault is not None:

@@ -1,0 +1,126 @@
+"""Time limits count the child's own time, not the machine's (graders.waiting): honest code a busy machine slows
+keeps its points, code that loops or sleeps is stopped as before, and a machine too busy to grade is the grader's
+failure, said as such, never a student's lost points."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from conftest import ROOT
+from graders import probe
+from graders.grade import GradeOptions, grade_submission
+from graders.score import FAULT_MESSAGE
+from graders.waiting import MAX_STRETCH, Window, run_queue_waits
+
+LIMIT = 10.0
+
+
+def window(cpu_at_start=0.0):
+    return Window(started=100.0, limit=LIMIT, cpu_at_start=cpu_at_start, waits_at_start={7: 2_000_000_000})
+
+
+def waits(seconds):
+    """Thread 7 waited `seconds` for a CPU since the window started (it had waited 2 s before)."""
+    return {7: 2_000_000_000 + int(seconds * 1e9)}
+
+
+@pytest.mark.parametrize("wall,cpu,waited,verdict", [
+    (10.0, 10.0, 0.0, "over"),  # a loop on a quiet machine: its own time
+    (10.0, 9.9, 0.1, "stretch"),  # 0.1 s taken by the machine: looked at again 0.5 s later
+    (10.0, 0.0, 0.0, "over"),  # a sleep: it waited for no CPU
+    (10.0, 3.0, 7.0, "stretch"),  # slowed: 3 s of its own time in 10
+    (25.0, 10.0, 15.0, "over"),  # a loop on a busy machine: stopped at 10 s of CPU however long that took
+    (12.0, 9.0, 40.0, "stretch"),  # threads waiting for each other's CPU: bounded by the CPU it uses
+    (12.0, 10.5, 40.0, "over"),
+    (MAX_STRETCH * LIMIT, 9.0, 31.5, "busy"),  # waited 31.5 s of 40: the machine's
+    (MAX_STRETCH * LIMIT, 9.0, 30.0, "over"),  # 10 s of its own time in 40: its own
+])
+def test_a_limit_counts_the_childs_own_time(wall, cpu, waited, verdict):
+    assert window(5.0).verdict(100.0 + wall, 5.0 + cpu, waits(waited)) == verdict
+
+
+def test_a_thread_that_ended_or_a_clock_that_did_not_say_counts_no_wait():
+    """A thread gone since the window started takes its count with it (the child is judged as before); a new one
+    counts all of its waiting; no CPU clock: the bound on CPU is not applied, the own-time one still is."""
+    assert window().waited({}) == 0.0
+    assert window().waited({8: 3_000_000_000}) == pytest.approx(3.0)
+    assert window().verdict(110.0, None, {}) == "over"
+    assert window().verdict(110.0, None, waits(8.0)) == "stretch"
+    assert window().until(110.0) == pytest.approx(110.5) and window().until(139.9) == pytest.approx(140.0)
+
+
+def test_the_kernel_counts_the_wait_of_two_spinners_on_one_cpu():
+    """Two processes spinning on the same CPU wait for each other: about half of 0.6 s each, whatever else the
+    machine runs (neighbours only add to it); a sleeping process waits for no CPU."""
+    cpu = min(os.sched_getaffinity(0))
+    children = []
+    for spin in (True, True, False):
+        pid = os.fork()
+        if pid == 0:
+            os.sched_setaffinity(0, {cpu})
+            end = time.monotonic() + 0.6
+            while spin and time.monotonic() < end:
+                pass
+            if not spin:
+                time.sleep(0.6)
+            time.sleep(5)  # alive while it is read
+            os._exit(0)
+        children.append(pid)
+    try:
+        time.sleep(1.2)
+        spinners = run_queue_waits(children[:2])
+        sleeper = run_queue_waits(children[2:])
+    finally:
+        for pid in children:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+    assert len(spinners) == 2 and sum(spinners.values()) / 1e9 > 0.2, spinners
+    assert len(sleeper) == 1 and sum(sleeper.values()) / 1e9 < 0.1, sleeper
+
+
+def _slowed_forward(tmp_path, seconds):
+    """The reference's forward.py whose first jvp call waits `seconds` (as code a busy machine slowed would)."""
+    text = (ROOT / "reference" / "minitorch" / "forward.py").read_text(encoding="utf-8")
+    text += (f"\n\n_SLOW = [True]\n_jvp = jvp\n\n\ndef jvp(*args, **kwargs):\n    if _SLOW:\n        _SLOW.pop()\n"
+             f"        import time\n        time.sleep({seconds})\n    return _jvp(*args, **kwargs)\n")
+    dest = tmp_path / "minitorch" / "forward.py"
+    dest.parent.mkdir(parents=True)
+    dest.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def _grade(folder):
+    options = GradeOptions(offering="all", problems=["forward"], limits={"probe_seconds": 1, "wall_seconds": 30})
+    (result,) = grade_submission(folder, options).problems
+    return result
+
+
+@pytest.fixture
+def busy_machine(monkeypatch):
+    """The kernel saying the child's threads waited for a CPU 90 % of the time since now."""
+    started = time.monotonic()
+    monkeypatch.setattr(probe, "run_queue_waits", lambda pids: {1: int((time.monotonic() - started) * 0.9e9)})
+
+
+def test_a_probe_the_machine_slowed_keeps_its_points(tmp_path, busy_machine):
+    """2.5 s of wall clock under a 1 s limit, but 0.25 s of it its own: the limit stretches, full marks."""
+    result = _grade(_slowed_forward(tmp_path, 2.5))
+    assert result.fault is None and result.score == result.max_score, [t.message for t in result.tests if not t.passed]
+
+
+def test_a_probe_that_sleeps_still_times_out(tmp_path):
+    """The same 2.5 s on a quiet machine are the code's own: timed out at 1 s, its points lost."""
+    result = _grade(_slowed_forward(tmp_path, 2.5))
+    assert result.fault is None and result.score < result.max_score
+    assert any("timed out after 1 s" in t.message for t in result.tests if not t.passed), result.notes
+
+
+def test_a_machine_too_busy_to_grade_is_the_graders_failure(tmp_path, busy_machine):
+    """Never finishing while the machine keeps it waiting: past MAX_STRETCH times the limit the problem is not
+    graded (retried once, then a grader fault that says why), no point lost."""
+    result = _grade(_slowed_forward(tmp_path, 10 * 24 * 3600))
+    assert result.fault is not None and "the machine is too busy to grade it fairly" in result.fault, result.fault
+    assert result.errors == [FAULT_MESSAGE]  # the report's "not graded: the grader failed", regraded by staff
