@@ -104,7 +104,7 @@ class _Attempt:
     """One child process: launch, stream and validate its events."""
 
     def __init__(self, config: ChildConfig, probes: Sequence[str], limits: Limits, attempt: int,
-                 budget: ChannelBudget, deadline: float):
+                 budget: ChannelBudget, started: float, deadline: float):
         self.config = config
         self.probes = list(probes)
         self.limits = limits
@@ -126,10 +126,12 @@ class _Attempt:
         self.policy: List[str] = []
         self.attempt = attempt
         self.budget = budget
-        #: the problem's wall clock (shared by every restart) and the running probe's limit, each counting the
-        #: child's own time: stretched while its processes wait for a CPU the machine gives to others (graders.waiting)
+        #: the problem's wall clock (from `started`, shared by every restart: `deadline` as earlier attempts left it)
+        #: and the running probe's limit, each counting the child's own time: stretched while its processes wait for
+        #: a CPU the machine gives to others (graders.waiting; this attempt's processes only: what earlier ones
+        #: waited is not credited again)
         self.deadline = deadline
-        self.deadline_window = Window(deadline - limits.wall_seconds, limits.wall_seconds, 0.0)
+        self.deadline_window = Window(started, limits.wall_seconds, 0.0)
         self.probe_until = deadline
         self.probe_window = Window(0.0, limits.probe_seconds)
         #: a limit passed MAX_STRETCH times over while the child waited for a CPU: the machine's failure, not the code's
@@ -736,8 +738,9 @@ def run_child(config: ChildConfig, limits: Limits) -> ChildRun:
     #: graded code ran in an earlier attempt: what it did (the channel budget, the wall clock) outlives its process
     student_ran = False
     while remaining:
-        current = _Attempt(config, remaining, limits, attempt, budget, deadline)
+        current = _Attempt(config, remaining, limits, attempt, budget, started, deadline)
         current.run()
+        deadline = current.deadline  # as this attempt stretched it
         before_student = not current.student_started and not student_ran
         student_ran = student_ran or current.student_started
         if current.loaded is not None:
@@ -789,7 +792,7 @@ def run_child(config: ChildConfig, limits: Limits) -> ChildRun:
             notes.append(current.reason)
         remaining = [p for p in remaining if p not in outcomes]
         attempt += 1
-        if attempt > limits.max_restarts or time.monotonic() - started > limits.wall_seconds:
+        if attempt > limits.max_restarts or time.monotonic() > deadline:
             for probe in remaining:
                 outcomes[probe] = ProbeOutcome(probe, "missing",
                                                error_message="not run: too many crashes or time limit")

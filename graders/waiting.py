@@ -7,14 +7,21 @@ limit of W seconds passes, the parent looks at what the kernel says the child's 
 (/proc/<pid>/task/<tid>/schedstat: nanoseconds on a CPU, nanoseconds waited on a run queue; graded code cannot
 change them) and stretches the limit while
 
-    own time = wall time - time waited for a CPU  <  W    and    CPU time  <  W,
+    own time = wall time - the longest wait of one thread for a CPU  <  W    and    CPU time  <  W,
 
 up to MAX_STRETCH times W. Code that loops uses W seconds of CPU however busy the machine is, and code that sleeps
-waits for no CPU: both are stopped as before, their own fault. Threads of the child that wait for each other's CPU
-add up to more than the window, but then the child's CPU time grows as fast as the wall clock on every core it
-holds, so the CPU bound stops it at W seconds of CPU: the stretch never buys code more CPU than a quiet machine
-gives it in W. Past MAX_STRETCH times W the machine is too busy to grade fairly: a failure of the machine, which is
-the grader's, never the student's (graders.faults).
+waits for no CPU: both are stopped as before, their own fault. Past MAX_STRETCH times W the machine is too busy to
+grade fairly: a failure of the machine, which is the grader's, never the student's (graders.faults).
+
+Why one thread's wait, not the sum: waits of several threads at the same moment would count that moment several
+times (forty processes that spin a millisecond together every two seconds wait 0.8 s in all for 40 ms of CPU, and a
+sleeping probe would read as "busy" on a quiet machine). One thread waits only while every CPU it may use runs
+something else: on a quiet machine, the child's own threads, so its wait is at most the child's CPU time, under W,
+and a probe that never finishes is stopped by 2 W whatever its threads do. Code that waits ping-ponging between the
+student's and the trusted process is credited the longer of the two waits: less than the machine took, so a busy
+machine still stretches it, a little less. A thread that lowered its own priority (a nice value above the grader's,
+a scheduling policy other than the normal one: SCHED_IDLE gets a fraction of a percent of a CPU beside normal work)
+chose to wait: it is credited nothing.
 
 Not seen here: a virtual machine's CPUs slowed by its host (steal time) show as running, not as waiting.
 """
@@ -31,9 +38,16 @@ MAX_STRETCH = 4.0
 STRETCH_STEP = 0.5
 
 
-def run_queue_waits(pids: Iterable[int]) -> Dict[int, int]:
-    """{thread id: nanoseconds it waited on a run queue, runnable, for a CPU} for every live thread of `pids`
-    (the kernel's schedstat; a thread that ended takes its count with it)."""
+#: the scheduling policy of normal threads (SCHED_OTHER)
+NORMAL_POLICY = 0
+
+
+def run_queue_waits(pids: Iterable[int], nice: Optional[int] = None) -> Dict[int, int]:
+    """{thread id: nanoseconds it waited on a run queue, runnable, for a CPU} for every live thread of `pids` that
+    runs at the normal policy and at most `nice` (default: this process's, which the child inherits), from the
+    kernel's schedstat and stat (a thread that ended takes its count with it; one that lowered its priority is left
+    out)."""
+    most = os.getpriority(os.PRIO_PROCESS, 0) if nice is None else nice
     waits: Dict[int, int] = {}
     for pid in pids:
         try:
@@ -42,6 +56,10 @@ def run_queue_waits(pids: Iterable[int]) -> Dict[int, int]:
             continue
         for tid in threads:
             try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+                if int(fields[16]) > most or int(fields[38]) != NORMAL_POLICY:  # nice, policy (proc(5): 19, 41)
+                    continue
                 with open(f"/proc/{pid}/task/{tid}/schedstat") as handle:
                     waits[int(tid)] = int(handle.read().split()[1])
             except (OSError, ValueError, IndexError):
@@ -60,8 +78,8 @@ class Window:
     waits_at_start: Dict[int, int] = field(default_factory=dict)
 
     def waited(self, waits: Dict[int, int]) -> float:
-        """Seconds the child's threads waited for a CPU since the window started (each thread's own increase)."""
-        return sum(max(0, ns - self.waits_at_start.get(tid, 0)) for tid, ns in waits.items()) / 1e9
+        """Seconds the child waited for a CPU since the window started: the longest wait of one of its threads."""
+        return max([0, *(ns - self.waits_at_start.get(tid, 0) for tid, ns in waits.items())]) / 1e9
 
     def verdict(self, now: float, cpu: Optional[float], waits: Dict[int, int]) -> str:
         """At or past the limit: "stretch" (the child's own time is under the limit: look again at `until`),

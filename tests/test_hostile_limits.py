@@ -152,7 +152,7 @@ def test_element_and_line_caps_reject_before_parsing():
     run's element budget is shared by every attempt (a restart buys nothing)."""
     budget = probe.ChannelBudget(elements_left=200_000)
     attempt = probe._Attempt(probe.ChildConfig(Path("."), Path("."), Path("."), ["p"], 0), ["p"], probe.Limits(),
-                             0, budget, time.monotonic() + 60)
+                             0, budget, time.monotonic(), time.monotonic() + 60)
     parsed = []
     attempt._event = parsed.append
     attempt._line(b"x" * (probe.MAX_LINE_BYTES + 1))
@@ -160,7 +160,7 @@ def test_element_and_line_caps_reject_before_parsing():
     assert parsed == [] and len(attempt.tampered) == 2
     line = b"[" + b"[]," * 60_000 + b"[]]"  # counted as 120,002 values (an upper bound)
     attempt._line(line)
-    again = probe._Attempt(attempt.config, ["p"], probe.Limits(), 1, budget, time.monotonic() + 60)
+    again = probe._Attempt(attempt.config, ["p"], probe.Limits(), 1, budget, time.monotonic(), time.monotonic() + 60)
     again._event = parsed.append
     again._line(line)
     assert parsed == [line] and budget.elements_left == 200_000 - 120_002 and len(again.tampered) == 1
@@ -323,7 +323,7 @@ def test_child_controlled_strings_in_notes_are_cut_and_counted_once():
     """Forged `start` events whose probe id is a million characters (repr: 10 bytes each) put the red
     team's batch at 1.9 GB: a note quotes at most 80 characters, each distinct note once, at most 20."""
     attempt = probe._Attempt(probe.ChildConfig(Path("."), Path("."), Path("."), ["p"], 0), ["p"], probe.Limits(),
-                             0, probe.ChannelBudget(), time.monotonic() + 60)
+                             0, probe.ChannelBudget(), time.monotonic(), time.monotonic() + 60)
     for i in range(40):
         attempt._event(json.dumps({"nonce": attempt.nonce, "event": "start", "probe": str(i) + "\U0001F600" * 200_000}).encode())
     attempt._event(json.dumps({"nonce": attempt.nonce, "event": "fault", "error": {"type": "X" * 10**6, "message": "y" * 10**6}}).encode())

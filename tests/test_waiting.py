@@ -42,6 +42,15 @@ def test_a_limit_counts_the_childs_own_time(wall, cpu, waited, verdict):
     assert window(5.0).verdict(100.0 + wall, 5.0 + cpu, waits(waited)) == verdict
 
 
+def test_threads_waiting_at_the_same_moment_count_it_once():
+    """Forty processes that spin a millisecond together every two seconds wait 0.8 s in all for 40 ms of CPU: the
+    child waited as long as its longest-waiting thread, so a probe that sleeps between such bursts is stopped by
+    2 W on a quiet machine (its own time), never read as a machine too busy to grade."""
+    bursts = dict.fromkeys(range(100, 140), 8_000_000 * 5)  # new threads: 5 bursts in 10 s, 8 ms of wait each
+    assert window().waited(bursts) == pytest.approx(0.04)  # summed: 1.6 s, and the sleep would be stretched
+    assert window().verdict(110.5, 0.2, bursts) == "over"
+
+
 def test_a_thread_that_ended_or_a_clock_that_did_not_say_counts_no_wait():
     """A thread gone since the window started takes its count with it (the child is judged as before); a new one
     counts all of its waiting; no CPU clock: the bound on CPU is not applied, the own-time one still is."""
@@ -54,13 +63,18 @@ def test_a_thread_that_ended_or_a_clock_that_did_not_say_counts_no_wait():
 
 def test_the_kernel_counts_the_wait_of_two_spinners_on_one_cpu():
     """Two processes spinning on the same CPU wait for each other: about half of 0.6 s each, whatever else the
-    machine runs (neighbours only add to it); a sleeping process waits for no CPU."""
+    machine runs (neighbours only add to it); a sleeping process waits for no CPU; one at nice 19 or SCHED_IDLE is
+    left out."""
     cpu = min(os.sched_getaffinity(0))
     children = []
-    for spin in (True, True, False):
+    for spin, lowered in ((True, None), (True, None), (False, None), (True, "nice"), (True, "idle")):
         pid = os.fork()
         if pid == 0:
             os.sched_setaffinity(0, {cpu})
+            if lowered == "nice":
+                os.nice(19)
+            elif lowered == "idle":
+                os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
             end = time.monotonic() + 0.6
             while spin and time.monotonic() < end:
                 pass
@@ -72,13 +86,15 @@ def test_the_kernel_counts_the_wait_of_two_spinners_on_one_cpu():
     try:
         time.sleep(1.2)
         spinners = run_queue_waits(children[:2])
-        sleeper = run_queue_waits(children[2:])
+        sleeper = run_queue_waits(children[2:3])
+        lowered = run_queue_waits(children[3:])
     finally:
         for pid in children:
             os.kill(pid, 9)
             os.waitpid(pid, 0)
     assert len(spinners) == 2 and sum(spinners.values()) / 1e9 > 0.2, spinners
     assert len(sleeper) == 1 and sum(sleeper.values()) / 1e9 < 0.1, sleeper
+    assert lowered == {}  # it lowered its own priority: its waiting is its choice, credited nothing
 
 
 def _slowed_forward(tmp_path, seconds):
