@@ -66,7 +66,8 @@ WATCH_SECONDS = 0.01
 
 
 def _limits(limits: Limits, strong: bool) -> List[str]:
-    """`prlimit` arguments: CPU, address space, file size, open files, no core (and processes)."""
+    """`prlimit` arguments: CPU, address space, file size, open files, no core, no raised priority (and
+    processes)."""
     mib = 1024 * 1024
     args = [
         "prlimit",
@@ -75,6 +76,10 @@ def _limits(limits: Limits, strong: bool) -> List[str]:
         f"--fsize={limits.file_mib * mib}",
         f"--nofile={limits.open_files}",
         "--core=0",
+        # no way back from a lowered priority: a thread that waited at nice 19 or SCHED_IDLE and came back to normal
+        # before the parent looked would have its whole wait credited (graders.waiting)
+        "--nice=0",
+        "--rtprio=0",
     ]
     if strong:  # counted per uid: only meaningful for the unprivileged slot uid
         args.append(f"--nproc={limits.processes}")
@@ -104,7 +109,7 @@ class _Attempt:
     """One child process: launch, stream and validate its events."""
 
     def __init__(self, config: ChildConfig, probes: Sequence[str], limits: Limits, attempt: int,
-                 budget: ChannelBudget, started: float, deadline: float):
+                 budget: ChannelBudget, started: float, deadline: float, granted: float = 0.0):
         self.config = config
         self.probes = list(probes)
         self.limits = limits
@@ -128,10 +133,12 @@ class _Attempt:
         self.budget = budget
         #: the problem's wall clock (from `started`, shared by every restart: `deadline` as earlier attempts left it)
         #: and the running probe's limit, each counting the child's own time: stretched while its processes wait for
-        #: a CPU the machine gives to others (graders.waiting; this attempt's processes only: what earlier ones
-        #: waited is not credited again)
+        #: a CPU the machine gives to others (graders.waiting). What a probe's limit is stretched by is added to the
+        #: problem's clock (`granted`, carried to the next attempt); what earlier attempts waited outside their
+        #: probes is not credited again
         self.deadline = deadline
-        self.deadline_window = Window(started, limits.wall_seconds, 0.0)
+        self.granted = 0.0
+        self.deadline_window = Window(started, limits.wall_seconds + granted, 0.0)
         self.probe_until = deadline
         self.probe_window = Window(0.0, limits.probe_seconds)
         #: a limit passed MAX_STRETCH times over while the child waited for a CPU: the machine's failure, not the code's
@@ -411,8 +418,7 @@ class _Attempt:
                 return
             self.current, self.current_started = probe, time.monotonic()
             self.marks = {}
-            self.probe_window = Window(self.current_started, self.limits.probe_seconds, self._cpu_now(),
-                                       run_queue_waits(self._pids()))
+            self.probe_window = Window(self.current_started, self.limits.probe_seconds, self._cpu_now(), self._waits())
             self.probe_until = self.current_started + self.limits.probe_seconds
         elif kind == "mark":
             self._mark(event)
@@ -441,11 +447,15 @@ class _Attempt:
         (`reason` says why: its own time used up, or `busy`, the machine's) or, when the child's own time is still
         under the limit, the limit is stretched (graders.waiting)."""
         window = self.probe_window if probe is not None else self.deadline_window
-        waits = run_queue_waits(self._pids())
+        waits = self._waits()
         verdict = window.verdict(now, self._cpu_now(), waits)
         if verdict == "stretch":
             if probe is not None:
-                self.probe_until = window.until(now)
+                step = window.until(now) - self.probe_until
+                self.probe_until += step
+                self.granted += step
+                self.deadline += step
+                self.deadline_window.limit += step
             else:
                 self.deadline = window.until(now)
             return False
@@ -469,6 +479,15 @@ class _Attempt:
         if now is None and self.proc is not None:
             now = _tree_cpu_seconds(self.proc.pid)
         return now
+
+    def _waits(self) -> Dict[int, int]:
+        """The child's threads' run-queue waits (graders.waiting), only where its control group counts all of its CPU
+        (cgroup v2, or v1 with cpuacct):
+        elsewhere a child whose children the kernel reaps itself (SIGCHLD ignored) has CPU the tree cannot show,
+        which could keep a counted thread waiting on a quiet machine, so nothing is credited."""
+        if self.group is None or self.group.cpu_seconds() is None:
+            return {}
+        return run_queue_waits(self._pids())
 
     def _pids(self) -> List[int]:
         """The child's processes: its control group's, or the live tree under it."""
@@ -734,13 +753,13 @@ def run_child(config: ChildConfig, limits: Limits) -> ChildRun:
     remaining = list(config.probes)
     run = ChildRun(outcomes={})
     attempt = 0
-    budget, deadline = ChannelBudget(), started + limits.wall_seconds
+    budget, deadline, granted = ChannelBudget(), started + limits.wall_seconds, 0.0
     #: graded code ran in an earlier attempt: what it did (the channel budget, the wall clock) outlives its process
     student_ran = False
     while remaining:
-        current = _Attempt(config, remaining, limits, attempt, budget, started, deadline)
+        current = _Attempt(config, remaining, limits, attempt, budget, started, deadline, granted)
         current.run()
-        deadline = current.deadline  # as this attempt stretched it
+        deadline, granted = current.deadline, granted + current.granted  # as this attempt stretched them
         before_student = not current.student_started and not student_ran
         student_ran = student_ran or current.student_started
         if current.loaded is not None:

@@ -19,9 +19,15 @@ sleeping probe would read as "busy" on a quiet machine). One thread waits only w
 something else: on a quiet machine, the child's own threads, so its wait is at most the child's CPU time, under W,
 and a probe that never finishes is stopped by 2 W whatever its threads do. Code that waits ping-ponging between the
 student's and the trusted process is credited the longer of the two waits: less than the machine took, so a busy
-machine still stretches it, a little less. A thread that lowered its own priority (a nice value above the grader's,
-a scheduling policy other than the normal one: SCHED_IDLE gets a fraction of a percent of a CPU beside normal work)
-chose to wait: it is credited nothing.
+machine still stretches it, a little less (four busy processes per CPU: its own time reads about three times its
+CPU time, so a probe that needs a third of its limit on a quiet machine can still time out). A child that lowered its
+own priority anywhere (a thread's nice value above the grader's, its session's autogroup nice, a scheduling policy
+other than the normal one: SCHED_IDLE gets a fraction of a percent of a CPU beside normal work) chose to wait: it is
+credited nothing at all.
+
+The parent credits waiting only where it counts all of the child's CPU, its control group (the strong level): a
+child that ignores SIGCHLD has its children reaped by the kernel, their CPU charged to nobody the process tree can
+show, and such uncounted spinners could keep a counted thread waiting on a quiet machine (graders.probe).
 
 Not seen here: a virtual machine's CPUs slowed by its host (steal time) show as running, not as waiting.
 """
@@ -42,24 +48,36 @@ STRETCH_STEP = 0.5
 NORMAL_POLICY = 0
 
 
+def _autogroup_nice(pid: str) -> int:
+    """The nice value of `pid`'s session's autogroup (/proc/<pid>/autogroup: "/autogroup-N nice V"; 0 without one)."""
+    try:
+        with open(f"/proc/{pid}/autogroup") as handle:
+            return int(handle.read().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def run_queue_waits(pids: Iterable[int], nice: Optional[int] = None) -> Dict[int, int]:
-    """{thread id: nanoseconds it waited on a run queue, runnable, for a CPU} for every live thread of `pids` that
-    runs at the normal policy and at most `nice` (default: this process's, which the child inherits), from the
-    kernel's schedstat and stat (a thread that ended takes its count with it; one that lowered its priority is left
-    out)."""
+    """{thread id: nanoseconds it waited on a run queue, runnable, for a CPU} for every live thread of `pids`, from
+    the kernel's schedstat (a thread that ended takes its count with it); nothing at all ({}) when one of them
+    lowered its priority: a nice value, or its autogroup's, above `nice` (default: this process's, which the child
+    inherits), or a scheduling policy other than the normal one."""
     most = os.getpriority(os.PRIO_PROCESS, 0) if nice is None else nice
+    most_group = _autogroup_nice("self") if nice is None else nice
     waits: Dict[int, int] = {}
     for pid in pids:
         try:
             threads = os.listdir(f"/proc/{pid}/task")
         except OSError:
             continue
+        if _autogroup_nice(str(pid)) > most_group:
+            return {}
         for tid in threads:
             try:
                 with open(f"/proc/{pid}/task/{tid}/stat") as handle:
                     fields = handle.read().rsplit(")", 1)[1].split()
                 if int(fields[16]) > most or int(fields[38]) != NORMAL_POLICY:  # nice, policy (proc(5): 19, 41)
-                    continue
+                    return {}
                 with open(f"/proc/{pid}/task/{tid}/schedstat") as handle:
                     waits[int(tid)] = int(handle.read().split()[1])
             except (OSError, ValueError, IndexError):

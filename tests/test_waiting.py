@@ -10,7 +10,7 @@ import time
 import pytest
 
 from conftest import ROOT
-from graders import probe
+from graders import cgroups, probe, sandbox
 from graders.grade import GradeOptions, grade_submission
 from graders.score import FAULT_MESSAGE
 from graders.waiting import MAX_STRETCH, Window, run_queue_waits
@@ -63,18 +63,26 @@ def test_a_thread_that_ended_or_a_clock_that_did_not_say_counts_no_wait():
 
 def test_the_kernel_counts_the_wait_of_two_spinners_on_one_cpu():
     """Two processes spinning on the same CPU wait for each other: about half of 0.6 s each, whatever else the
-    machine runs (neighbours only add to it); a sleeping process waits for no CPU; one at nice 19 or SCHED_IDLE is
-    left out."""
+    machine runs (neighbours only add to it); a sleeping process waits for no CPU; once one process runs at a raised
+    nice, a raised autogroup nice or SCHED_IDLE, nothing is credited to any."""
     cpu = min(os.sched_getaffinity(0))
     children = []
-    for spin, lowered in ((True, None), (True, None), (False, None), (True, "nice"), (True, "idle")):
+    for spin, lowered in ((True, None), (True, None), (False, None), (True, "nice"), (True, "idle"),
+                          (True, "autogroup")):
         pid = os.fork()
         if pid == 0:
             os.sched_setaffinity(0, {cpu})
             if lowered == "nice":
-                os.nice(19)
+                os.nice(10)
             elif lowered == "idle":
                 os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+            elif lowered == "autogroup":
+                os.setsid()  # its own session: its own autogroup
+                try:
+                    with open("/proc/self/autogroup", "w") as handle:
+                        handle.write("19")
+                except OSError:
+                    pass
             end = time.monotonic() + 0.6
             while spin and time.monotonic() < end:
                 pass
@@ -87,14 +95,21 @@ def test_the_kernel_counts_the_wait_of_two_spinners_on_one_cpu():
         time.sleep(1.2)
         spinners = run_queue_waits(children[:2])
         sleeper = run_queue_waits(children[2:3])
-        lowered = run_queue_waits(children[3:])
+        reniced, idle = run_queue_waits(children[3:4]), run_queue_waits(children[4:5])
+        autogroup = run_queue_waits(children[5:])
+        lowered_autogroup = open(f"/proc/{children[5]}/autogroup").read().split()[-1] == "19"
+        everyone = run_queue_waits(children)
     finally:
         for pid in children:
             os.kill(pid, 9)
             os.waitpid(pid, 0)
     assert len(spinners) == 2 and sum(spinners.values()) / 1e9 > 0.2, spinners
     assert len(sleeper) == 1 and sum(sleeper.values()) / 1e9 < 0.1, sleeper
-    assert lowered == {}  # it lowered its own priority: its waiting is its choice, credited nothing
+    assert idle == {} and everyone == {}
+    if os.getpriority(os.PRIO_PROCESS, 0) < 19:  # nice 10 more than the runner's is lowered unless it was 19 already
+        assert reniced == {}
+    if lowered_autogroup:
+        assert autogroup == {}
 
 
 def _slowed_forward(tmp_path, seconds):
@@ -114,6 +129,24 @@ def _grade(folder):
     return result
 
 
+def _counts_all_cpu() -> bool:
+    """Whether the child runs in a control group that counts all of its CPU (the strong level): only there is waiting
+    credited (graders.probe._waits)."""
+    if not sandbox.capabilities().strong:
+        return False
+    group = cgroups.create(64, 8)
+    if group is None:
+        return False
+    try:
+        return group.cpu_seconds() is not None
+    finally:
+        group.remove()
+
+
+needs_cpu_accounting = pytest.mark.skipif(not _counts_all_cpu(), reason="needs the strong sandbox with a control "
+                                          "group that counts CPU (elsewhere no wait is credited: limits as before)")
+
+
 @pytest.fixture
 def busy_machine(monkeypatch):
     """The kernel saying the child's threads waited for a CPU 90 % of the time since now."""
@@ -121,6 +154,7 @@ def busy_machine(monkeypatch):
     monkeypatch.setattr(probe, "run_queue_waits", lambda pids: {1: int((time.monotonic() - started) * 0.9e9)})
 
 
+@needs_cpu_accounting
 def test_a_probe_the_machine_slowed_keeps_its_points(tmp_path, busy_machine):
     """2.5 s of wall clock under a 1 s limit, but 0.25 s of it its own: the limit stretches, full marks."""
     result = _grade(_slowed_forward(tmp_path, 2.5))
@@ -134,9 +168,39 @@ def test_a_probe_that_sleeps_still_times_out(tmp_path):
     assert any("timed out after 1 s" in t.message for t in result.tests if not t.passed), result.notes
 
 
+@needs_cpu_accounting
 def test_a_machine_too_busy_to_grade_is_the_graders_failure(tmp_path, busy_machine):
     """Never finishing while the machine keeps it waiting: past MAX_STRETCH times the limit the problem is not
     graded (retried once, then a grader fault that says why), no point lost."""
     result = _grade(_slowed_forward(tmp_path, 10 * 24 * 3600))
     assert result.fault is not None and "the machine is too busy to grade it fairly" in result.fault, result.fault
     assert result.errors == [FAULT_MESSAGE]  # the report's "not graded: the grader failed", regraded by staff
+
+
+class _Group:
+    """A control group that counts 0.1 s of CPU and holds one process."""
+
+    def cpu_seconds(self):
+        return 0.1
+
+    def pids(self):
+        return [1]
+
+
+def test_a_probes_stretch_is_added_to_the_problems_clock_and_only_with_all_cpu_counted(monkeypatch, tmp_path):
+    """What a probe's limit is stretched by moves the problem's wall clock too (carried to the next attempt by
+    run_child), so a problem whose probes a busy machine slowed is not stopped by its own clock instead; without a
+    control group counting all of the child's CPU nothing is credited and the limit passes as before."""
+    started = 1000.0
+    monkeypatch.setattr(probe, "run_queue_waits", lambda pids: {1: 900_000_000})  # 0.9 s of the first second
+    config = probe.ChildConfig(tmp_path, tmp_path, tmp_path, ["p"], 0)
+    attempt = probe._Attempt(config, ["p"], probe.Limits(probe_seconds=1, wall_seconds=2), 0, probe.ChannelBudget(),
+                             started, started + 2)
+    attempt.group = _Group()
+    attempt.current, attempt.probe_until = "p", started + 1
+    attempt.probe_window = Window(started, 1.0, 0.1, {1: 0})
+    assert not attempt._limit_passed(started + 1.0, "p")  # waited 0.9 s of 1: stretched by a step
+    assert attempt.probe_until == pytest.approx(started + 1.5) and attempt.granted == pytest.approx(0.5)
+    assert attempt.deadline == pytest.approx(started + 2.5) and attempt.deadline_window.limit == pytest.approx(2.5)
+    attempt.group = None
+    assert attempt._limit_passed(started + 1.5, "p") and "timed out after 1 s" in attempt.reason
