@@ -7,20 +7,21 @@ limit of W seconds passes, the parent looks at what the kernel says the child's 
 (/proc/<pid>/task/<tid>/schedstat: nanoseconds on a CPU, nanoseconds waited on a run queue; graded code cannot
 change them) and stretches the limit while
 
-    own time = wall time - the longest wait of one thread for a CPU  <  W    and    CPU time  <  W,
+    own time = wall time - the two longest waits of one thread each for a CPU  <  W    and    CPU time  <  W,
 
 up to MAX_STRETCH times W. Code that loops uses W seconds of CPU however busy the machine is, and code that sleeps
 waits for no CPU: both are stopped as before, their own fault. Past MAX_STRETCH times W the machine is too busy to
 grade fairly: a failure of the machine, which is the grader's, never the student's (graders.faults).
 
-Why one thread's wait, not the sum: waits of several threads at the same moment would count that moment several
-times (forty processes that spin a millisecond together every two seconds wait 0.8 s in all for 40 ms of CPU, and a
-sleeping probe would read as "busy" on a quiet machine). One thread waits only while every CPU it may use runs
+Why two threads' waits, not the sum of all: waits of several threads at the same moment would count that moment
+several times (forty processes that spin a millisecond together every two seconds wait 0.8 s in all for 40 ms of CPU,
+and a sleeping probe would read as "busy" on a quiet machine). One thread waits only while every CPU it may use runs
 something else: on a quiet machine, the child's own threads, so its wait is at most the child's CPU time, under W,
-and a probe that never finishes is stopped by 2 W whatever its threads do. Code that waits ping-ponging between the
-student's and the trusted process is credited the longer of the two waits: less than the machine took, so a busy
-machine still stretches it, a little less (four busy processes per CPU: its own time reads about three times its
-CPU time, so a probe that needs a third of its limit on a quiet machine can still time out). A child that lowered its
+two threads' at most 2 W, and a probe that never finishes is stopped by 3 W whatever its threads do. Two, because a
+probe's work takes turns between two processes, the student's and the trusted one, each waiting for a CPU at its own
+turns: credited only the longer wait, a probe taking turns on a CPU shared with three busy processes read three times
+its CPU time as its own (benchmarks/limits.py: autodiff's timing probe timed out at a limit of twice its quiet time,
+given 5 s more). A child that lowered its
 own priority anywhere (a thread's nice value above the grader's, its session's autogroup nice, a scheduling policy
 other than the normal one: SCHED_IDLE gets a fraction of a percent of a CPU beside normal work) chose to wait: it is
 credited nothing at all.
@@ -42,6 +43,8 @@ from typing import Dict, Iterable, Optional
 MAX_STRETCH = 4.0
 #: how often a stretched limit is looked at again (seconds)
 STRETCH_STEP = 0.5
+#: the threads whose waits are credited: the longest-waiting ones (the student's process and the trusted one)
+COUNTED_THREADS = 2
 
 
 #: the scheduling policy of normal threads (SCHED_OTHER)
@@ -96,8 +99,10 @@ class Window:
     waits_at_start: Dict[int, int] = field(default_factory=dict)
 
     def waited(self, waits: Dict[int, int]) -> float:
-        """Seconds the child waited for a CPU since the window started: the longest wait of one of its threads."""
-        return max([0, *(ns - self.waits_at_start.get(tid, 0) for tid, ns in waits.items())]) / 1e9
+        """Seconds the child waited for a CPU since the window started: the two longest waits of one of its threads
+        each (the student's process and the trusted one take turns)."""
+        grown = sorted((ns - self.waits_at_start.get(tid, 0) for tid, ns in waits.items()), reverse=True)
+        return sum(max(0, ns) for ns in grown[:COUNTED_THREADS]) / 1e9
 
     def verdict(self, now: float, cpu: Optional[float], waits: Dict[int, int]) -> str:
         """At or past the limit: "stretch" (the child's own time is under the limit: look again at `until`),

@@ -44,11 +44,20 @@ def test_a_limit_counts_the_childs_own_time(wall, cpu, waited, verdict):
 
 def test_threads_waiting_at_the_same_moment_count_it_once():
     """Forty processes that spin a millisecond together every two seconds wait 0.8 s in all for 40 ms of CPU: the
-    child waited as long as its longest-waiting thread, so a probe that sleeps between such bursts is stopped by
-    2 W on a quiet machine (its own time), never read as a machine too busy to grade."""
+    child is credited the waits of its two longest-waiting threads, so a probe that sleeps between such bursts is
+    stopped by 3 W on a quiet machine (its own time), never read as a machine too busy to grade."""
     bursts = dict.fromkeys(range(100, 140), 8_000_000 * 5)  # new threads: 5 bursts in 10 s, 8 ms of wait each
-    assert window().waited(bursts) == pytest.approx(0.04)  # summed: 1.6 s, and the sleep would be stretched
+    assert window().waited(bursts) == pytest.approx(0.08)  # summed: 1.6 s, and the sleep would be stretched
     assert window().verdict(110.5, 0.2, bursts) == "over"
+
+
+def test_a_probe_taking_turns_between_two_processes_is_credited_both_waits():
+    """The student's process and the trusted one take turns, each waiting for a CPU at its own turns: both waits
+    are the machine's (3 s + 3 s of 10: own time 4 s, stretched); a third thread adds nothing."""
+    turns = {7: 2_000_000_000 + 3_000_000_000, 8: 3_000_000_000}
+    assert window().waited(turns) == pytest.approx(6.0)
+    assert window().waited({**turns, 9: 3_000_000_000}) == pytest.approx(6.0)
+    assert window().verdict(110.0, 2.0, turns) == "stretch"
 
 
 def test_a_thread_that_ended_or_a_clock_that_did_not_say_counts_no_wait():
