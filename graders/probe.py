@@ -482,9 +482,9 @@ class _Attempt:
 
     def _waits(self) -> Dict[int, int]:
         """The child's threads' run-queue waits (graders.waiting), only where its control group counts all of its CPU
-        (cgroup v2, or v1 with cpuacct):
-        elsewhere a child whose children the kernel reaps itself (SIGCHLD ignored) has CPU the tree cannot show,
-        which could keep a counted thread waiting on a quiet machine, so nothing is credited."""
+        (cgroup v2, or v1 with cpuacct). Elsewhere a child whose children the kernel reaps itself (SIGCHLD ignored)
+        has CPU the process tree cannot show, which could keep a counted thread waiting on a quiet machine: nothing
+        is credited, and the limits count wall time as they always did."""
         if self.group is None or self.group.cpu_seconds() is None:
             return {}
         return run_queue_waits(self._pids())
