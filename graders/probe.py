@@ -418,7 +418,7 @@ class _Attempt:
                 return
             self.current, self.current_started = probe, time.monotonic()
             self.marks = {}
-            self.probe_window = Window(self.current_started, self.limits.probe_seconds, self._cpu_now(), self._waits())
+            self.probe_window = Window(self.current_started, self.limits.probe_seconds, *self._counted())
             self.probe_until = self.current_started + self.limits.probe_seconds
         elif kind == "mark":
             self._mark(event)
@@ -447,8 +447,8 @@ class _Attempt:
         (`reason` says why: its own time used up, or `busy`, the machine's) or, when the child's own time is still
         under the limit, the limit is stretched (graders.waiting)."""
         window = self.probe_window if probe is not None else self.deadline_window
-        waits = self._waits()
-        verdict = window.verdict(now, self._cpu_now(), waits)
+        cpu, waits = self._counted()
+        verdict = window.verdict(now, cpu, waits)
         if verdict == "stretch":
             if probe is not None:
                 step = window.until(now) - self.probe_until
@@ -480,20 +480,15 @@ class _Attempt:
             now = _tree_cpu_seconds(self.proc.pid)
         return now
 
-    def _waits(self) -> Dict[int, int]:
-        """The child's threads' run-queue waits (graders.waiting), only where its control group counts all of its CPU
-        (cgroup v2, or v1 with cpuacct). Elsewhere a child whose children the kernel reaps itself (SIGCHLD ignored)
-        has CPU the process tree cannot show, which could keep a counted thread waiting on a quiet machine: nothing
-        is credited, and the limits count wall time as they always did."""
-        if self.group is None or self.group.cpu_seconds() is None:
-            return {}
-        return run_queue_waits(self._pids())
-
-    def _pids(self) -> List[int]:
-        """The child's processes: its control group's, or the live tree under it."""
-        if self.group is not None:
-            return self.group.pids()
-        return _tree(self.proc.pid) if self.proc is not None else []
+    def _counted(self) -> Tuple[Optional[float], Dict[int, int]]:
+        """The child's CPU time and its threads' run-queue waits (graders.waiting), where its control group counts all
+        of its CPU (cgroup v2, or v1 with cpuacct); else (None, {}). Elsewhere a child whose children the kernel reaps
+        itself (SIGCHLD ignored) has CPU the process tree cannot show, which could keep a counted thread waiting on a
+        quiet machine: nothing is credited, and the limits count wall time as they always did."""
+        cpu = self.group.cpu_seconds() if self.group is not None else None
+        if cpu is None or self.group is None:
+            return None, {}
+        return cpu, run_queue_waits(self.group.pids())
 
     def _mark(self, event: Dict[str, Any]) -> None:
         """Stamp a timing mark with the child's CPU clock as the KERNEL reports it (the child cannot
