@@ -25,6 +25,7 @@ from .intake import parse_python
 from .limits import Limits
 from .probe import ChildConfig, run_child
 from .results import DEFAULT_SEED, ChildRun, ProbeOutcome
+from .runlog import note_run
 from .spec import ProblemSpec, problem_module
 
 
@@ -103,7 +104,9 @@ def _fresh_run(problem: ProblemSpec, label: str, seed: int, student_file: Option
     shutil.rmtree(workdir, ignore_errors=True)
     try:
         config = child_config(problem, workdir, seed, student_file, inject_faults)
-        return run_child(config, limits or limits_for(problem))
+        run = run_child(config, limits or limits_for(problem))
+        note_run(problem.id, label.removesuffix(f"-{_probes_digest(problem)}"), run)
+        return run
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

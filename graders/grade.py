@@ -21,6 +21,7 @@ from .offering import get_offering, offering_problems
 from .probe import run_child
 from .problemlint import static_findings
 from .results import DEFAULT_SEED, ChildRun, GradeResult, ProblemResult
+from .runlog import note_run
 from .safetext import one_line
 from .score import FAULT_MESSAGE, failed_problem, score_problem
 from .spec import ProblemSpec, TestSpec
@@ -110,6 +111,7 @@ def _student_run(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: in
     """The problem's probes on the student's file, in a fresh child. A failure the grader owns for sure (the
     child ended, or its harness failed, before graded code ran) raises GraderFault."""
     run = run_child(child_config(spec, workdir, seed, record.staged, child_faults(spec)), limits_for(spec, limits))
+    note_run(spec.id, "student", run)
     if run.machine:
         raise GraderFault("; ".join(run.machine))
     if run.fault and run.fault_before_student:

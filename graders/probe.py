@@ -161,6 +161,8 @@ class _Attempt:
         #: sandbox for going over the limit
         self.peak_bytes: Optional[int] = None
         self.oom_kills = 0
+        #: CPU seconds of the whole sandbox, read from its control group before it is removed (None without one)
+        self.cpu_used: Optional[float] = None
         #: unprivileged level: when the watchdog looks next, a process inside the sandbox (its /proc/<pid>/root is
         #: the sandbox's view), the most inodes the scratch mounts held, and whether it killed the sandbox
         self.watched_at = 0.0
@@ -199,6 +201,7 @@ class _Attempt:
     def _read_accounting(self) -> None:
         if self.group is not None:
             self.peak_bytes, self.oom_kills = self.group.peak_bytes(), self.group.oom_kills()
+            self.cpu_used = self.group.cpu_seconds()
 
     def _command_and_payload(self, workdir: Path, uid: Optional[int], write_fd: int):
         """The command line, the harness configuration and the environment (weak, unprivileged or strong)."""
@@ -768,6 +771,8 @@ def run_child(config: ChildConfig, limits: Limits) -> ChildRun:
         if current.peak_bytes is not None:
             run.peak_mib = max(run.peak_mib or 0.0, current.peak_bytes / (1024 * 1024))
         run.oom_kills += current.oom_kills
+        if current.cpu_used is not None:
+            run.cpu_seconds = (run.cpu_seconds or 0.0) + current.cpu_used
         if current.killed_from_outside:
             run.outside_kills.append(current.current or ("import" if current.loaded is None else "between probes"))
         if current.busy:  # the machine's failure: the grader's fault, retried by the grading (graders.grade)

@@ -85,6 +85,9 @@ class ChildRun:
     #: processes of the tree the kernel killed for going over the problem's memory limit (control group), or
     #: times the unprivileged level's watchdog killed the sandbox for it
     oom_kills: int = 0
+    #: CPU seconds the child's whole process tree used, over every attempt, as its control group counted them
+    #: (None where no control group counts CPU): what the run cost the machine (`graders.runlog`, benchmarks)
+    cpu_seconds: Optional[float] = None
 
 
 # ------------------------------------------------------------------ scores (graders.score)

@@ -10,10 +10,11 @@ import time
 import pytest
 
 from conftest import ROOT
-from graders import cgroups, probe, sandbox
+from graders import probe
 from graders.grade import GradeOptions, grade_submission
 from graders.score import FAULT_MESSAGE
 from graders.waiting import MAX_STRETCH, Window, run_queue_waits
+from hostile_kit import needs_cpu_accounting
 
 LIMIT = 10.0
 
@@ -136,24 +137,6 @@ def _grade(folder):
     options = GradeOptions(offering="all", problems=["forward"], limits={"probe_seconds": 1, "wall_seconds": 30})
     (result,) = grade_submission(folder, options).problems
     return result
-
-
-def _counts_all_cpu() -> bool:
-    """Whether the child runs in a control group that counts all of its CPU (the strong level): only there is waiting
-    credited (graders.probe._waits)."""
-    if not sandbox.capabilities().strong:
-        return False
-    group = cgroups.create(64, 8)
-    if group is None:
-        return False
-    try:
-        return group.cpu_seconds() is not None
-    finally:
-        group.remove()
-
-
-needs_cpu_accounting = pytest.mark.skipif(not _counts_all_cpu(), reason="needs the strong sandbox with a control "
-                                          "group that counts CPU (elsewhere no wait is credited: limits as before)")
 
 
 @pytest.fixture
