@@ -1,15 +1,16 @@
-"""Where the test suite's time goes: the CPU of every sandboxed run it makes, by problem, by test file, by test.
+"""Where the test suite's time goes: each test's CPU, and the CPU of every sandboxed run, by problem and by test.
 
-    python benchmarks/suite.py [--top N] [--log FILE] [-- PYTEST ARGS...]
+    python benchmarks/suite.py [--top N] [--log DIR] [-- PYTEST ARGS...]
 
-Runs `python -m pytest` (the project's own settings: two workers) with AUTOGRADE_RUN_LOG set (graders.runlog:
-one JSON line per child the grader runs, with the CPU seconds its control group counted), then prints the
-suite's wall time, the sandboxed runs' CPU by problem and by kind (a student's file, the reference, a mutant),
-the test files and the tests that spent the most of it. The suite is CPU-bound on two cores, so the sandboxed
-CPU is most of its cost; what is left (the grader's own processes, venvs, pip, torch) is the machine's total
-CPU minus it (`/proc/stat`, which neighbours on the same machine also move: a figure, not a test).
-`--log FILE` only summarises a log written before (no run). Without control groups counting CPU (not root, or
-no cpuacct) the runs are listed with no CPU figure.
+Runs `python -m pytest` (the project's own settings: two workers) with two logs: AUTOGRADE_RUN_LOG
+(graders.runlog: one JSON line per child the grader runs, with the CPU seconds its control group counted) and
+the `suite_cpu` plugin's (benchmarks/suite_cpu.py: each test phase's CPU, its worker's own and its waited-for
+children's). It prints the suite's wall time and the machine's CPU over it (`/proc/stat`, which neighbours on the
+same machine also move: a figure, not a test); the tests' CPU by test file and by test, beside the part spent in
+sandboxed runs; and the sandboxed runs' CPU by problem and by kind (a student's file, the reference, a mutant).
+The suite is CPU-bound on two cores, so its wall time is about its CPU over two. `--log DIR` only summarises the
+logs of an earlier run (no run). Without control groups counting CPU (not root, or no cpuacct) the sandboxed runs
+are listed with no CPU figure.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the two logs' names in the run's folder: the sandboxed runs' (graders.runlog) and the tests' (suite_cpu)
+RUNS, TESTS = "runs.jsonl", "tests.jsonl"
 
 
 def machine_cpu_seconds() -> float:
@@ -69,6 +72,32 @@ def print_table(title: str, table: List[Tuple[str, int, float]], top: int) -> No
         print(f"  ... {len(table) - top} more")
 
 
+def summarise_tests(rows: List[dict], runs: List[dict], top: int) -> None:
+    """Each test's CPU by file and by test: its worker's (the process and the children it waited for, every
+    phase) and its sandboxed runs' (their control groups': the kernel does not add a sandboxed tree to the
+    worker's children), most of both first."""
+    worker: Dict[str, float] = defaultdict(float)
+    for row in rows:
+        worker[row["test"]] += row.get("own", 0.0) + row.get("children", 0.0)
+    boxed: Dict[str, float] = defaultdict(float)
+    for run in runs:
+        boxed[str(run.get("test") or "(outside pytest)")] += run.get("cpu_seconds") or 0.0
+    print(f"tests: {len(worker)}, CPU {sum(worker.values()):.1f} s in the workers, "
+          f"{sum(boxed.values()):.1f} s in sandboxed runs")
+    for title, key in (("by test file", lambda t: t.split("::")[0]), ("by test", lambda t: t)):
+        mine: Dict[str, float] = defaultdict(float)
+        sandboxed: Dict[str, float] = defaultdict(float)
+        for test, seconds in worker.items():
+            mine[key(test)] += seconds
+        for test, seconds in boxed.items():
+            sandboxed[key(test)] += seconds
+        names = sorted(set(mine) | set(sandboxed), key=lambda n: -(mine.get(n, 0.0) + sandboxed.get(n, 0.0)))
+        print(f"\n{title} (CPU s: all = worker + sandboxed)")
+        for name in names[:top]:
+            print(f"  {mine.get(name, 0.0) + sandboxed.get(name, 0.0):8.1f} = {mine.get(name, 0.0):7.1f} + "
+                  f"{sandboxed.get(name, 0.0):7.1f}  {name}")
+
+
 def summarise(rows: List[dict], top: int) -> None:
     counted = [r for r in rows if r.get("cpu_seconds") is not None]
     cpu = sum(r["cpu_seconds"] for r in counted)
@@ -76,31 +105,38 @@ def summarise(rows: List[dict], top: int) -> None:
           f"mean {cpu / max(len(counted), 1):.2f} s")
     print_table("by problem", totals(rows, lambda r: str(r.get("problem"))), top)
     print_table("by kind", totals(rows, kind_of), top)
-    print_table("by test file", totals(rows, lambda r: (r.get("test") or "(outside pytest)").split("::")[0]), top)
-    print_table("by test", totals(rows, lambda r: r.get("test") or "(outside pytest)"), top)
     print(f"sandboxed_cpu_s={cpu:.1f}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--top", type=int, default=15, help="rows per table")
-    parser.add_argument("--log", type=Path, help="summarise this run log instead of running the suite")
+    parser.add_argument("--log", type=Path, help="summarise the logs in this folder (of an earlier run) instead")
     parser.add_argument("pytest_args", nargs="*", help="passed to pytest (after --)")
     args = parser.parse_args()
     if args.log:
-        summarise(read_log(args.log), args.top)
+        report(args.log, args.top)
         return 0
-    log = Path(tempfile.mkdtemp(prefix="suite-cost-")) / "runs.jsonl"
-    env = dict(os.environ, AUTOGRADE_RUN_LOG=str(log))
+    folder = Path(tempfile.mkdtemp(prefix="suite-cost-"))
+    here = str(Path(__file__).resolve().parent)
+    env = dict(os.environ, AUTOGRADE_RUN_LOG=str(folder / RUNS), SUITE_CPU_LOG=str(folder / TESTS),
+               PYTHONPATH=os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])))
     started, machine = time.monotonic(), machine_cpu_seconds()
-    code = subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args.pytest_args],
-                           cwd=ROOT, env=env)
+    code = subprocess.call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "suite_cpu",
+                            *args.pytest_args], cwd=ROOT, env=env)
     wall, machine = time.monotonic() - started, machine_cpu_seconds() - machine
-    rows = read_log(log) if log.is_file() else []
-    print(f"\npytest exit {code}: wall {wall:.0f} s, machine CPU {machine:.0f} s (run log: {log})")
-    summarise(rows, args.top)
+    print(f"\npytest exit {code}: wall {wall:.0f} s, machine CPU {machine:.0f} s (logs: {folder})")
+    report(folder, args.top)
     print(f"suite_wall_s={wall:.0f} machine_cpu_s={machine:.0f}")
     return code
+
+
+def report(folder: Path, top: int) -> None:
+    runs = read_log(folder / RUNS) if (folder / RUNS).is_file() else []
+    if (folder / TESTS).is_file():
+        summarise_tests(read_log(folder / TESTS), runs, top)
+        print()
+    summarise(runs, top)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,26 @@ def venv_seeing_these_packages(dest: Path) -> Path:
     return python
 
 
+def counts_all_cpu() -> bool:
+    """Whether the child runs in a control group that counts all of its CPU (the strong level): only there is waiting
+    credited (graders.probe._counted); the run log's CPU figures (graders.runlog)."""
+    from graders import cgroups, sandbox
+
+    if not sandbox.capabilities().strong:
+        return False
+    group = cgroups.create(64, 8)
+    if group is None:
+        return False
+    try:
+        return group.cpu_seconds() is not None
+    finally:
+        group.remove()
+
+
+needs_cpu_accounting = pytest.mark.skipif(not counts_all_cpu(), reason="needs the strong sandbox with a control "
+                                          "group that counts CPU (elsewhere no wait is credited: limits as before)")
+
+
 def _lock_dir():
     """The folder where this xdist run's workers share their locks (None when pytest runs in one process)."""
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")

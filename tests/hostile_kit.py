@@ -26,10 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence
 
-import pytest
-
 from cases import case_named
-from graders import cgroups, sandbox
+from graders import sandbox
 from graders.grade import GradeOptions, grade_submission
 from graders.results import GradeResult, ProblemResult
 
@@ -75,24 +73,6 @@ NEG_TESTS = {"neg_forward", "neg_backward"}
 
 def strong() -> bool:
     return sandbox.capabilities().strong
-
-
-def counts_all_cpu() -> bool:
-    """Whether the child runs in a control group that counts all of its CPU (the strong level): only there is waiting
-    credited (graders.probe._counted); the run log's CPU figures (graders.runlog)."""
-    if not sandbox.capabilities().strong:
-        return False
-    group = cgroups.create(64, 8)
-    if group is None:
-        return False
-    try:
-        return group.cpu_seconds() is not None
-    finally:
-        group.remove()
-
-
-needs_cpu_accounting = pytest.mark.skipif(not counts_all_cpu(), reason="needs the strong sandbox with a control "
-                                          "group that counts CPU (elsewhere no wait is credited: limits as before)")
 
 
 def token() -> str:

@@ -8,6 +8,7 @@ import json
 import pytest
 
 import hostile_kit as k
+from conftest import needs_cpu_accounting
 from graders.results import ChildRun, ProbeOutcome
 from graders.runlog import RUN_LOG_ENV, note_run
 
@@ -42,7 +43,7 @@ def test_no_log_without_the_variable_and_an_unwritable_one_fails_nothing(tmp_pat
     assert not list(tmp_path.iterdir())
 
 
-@k.needs_cpu_accounting
+@needs_cpu_accounting
 def test_the_students_cpu_is_counted_whole(tmp_path, monkeypatch):
     """A network file that burns BURN CPU seconds at import: its run's line says at least that much (the whole
     sandbox, as its control group counted it, not the trusted process alone)."""

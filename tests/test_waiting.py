@@ -9,12 +9,11 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, needs_cpu_accounting
 from graders import probe
 from graders.grade import GradeOptions, grade_submission
 from graders.score import FAULT_MESSAGE
 from graders.waiting import MAX_STRETCH, Window, run_queue_waits
-from hostile_kit import needs_cpu_accounting
 
 LIMIT = 10.0
 
