@@ -5,7 +5,6 @@ class report lists what needs attention."""
 from __future__ import annotations
 
 import csv
-import os
 import random
 import shutil
 import zipfile
@@ -272,28 +271,3 @@ def test_lines_are_numbered_as_the_parser_numbers_them():
     assert lines[topo.first_line - 1].startswith("def topological_sort")
     for fp in found.prints:
         assert lines[fp.first_line - 1].strip() and not lines[fp.first_line - 1].lstrip().startswith("#")
-
-
-def test_a_large_class_is_fingerprinted_by_workers_and_gets_the_same_screening(class_dir, screened, monkeypatch):
-    """A class of PARALLEL_FROM or more is shared between forked workers (here: this small class, the bar lowered):
-    the same documents in the same order, the same pairs, as in one process; a worker that dies leaves the work
-    to this process (the same screening again)."""
-    monkeypatch.setattr(similarity, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(similarity.threading, "active_count", lambda: 1)  # pytest-xdist's own threads
-    entries, _ = similarity.class_entries(class_dir, None)
-    if similarity._jobs(entries) < 2:
-        pytest.skip("one core: no worker processes")
-    parallel = screen_class(class_dir)
-    assert parallel.documents == screened.documents and [d.name for d in parallel.documents][:2] == \
-        [d.name for d in screened.documents][:2]
-    assert parallel.pairs == screened.pairs and parallel.notes == screened.notes
-    parent, original = os.getpid(), similarity.fingerprint_entries
-
-    def dies_in_a_worker(*args):
-        if os.getpid() != parent:
-            os._exit(1)
-        return original(*args)
-
-    monkeypatch.setattr(similarity, "fingerprint_entries", dies_in_a_worker)
-    fallen_back = screen_class(class_dir)
-    assert fallen_back.documents == screened.documents and fallen_back.pairs == screened.pairs

@@ -38,11 +38,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import multiprocessing
 import os
-import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -120,57 +117,6 @@ def fingerprint_entry(entry: Entry, wanted: Sequence[str], workspace: Path, sett
         return Document(entry.name, notes=[one_line(f"{entry.name}: {why}")], uncompared=[why])
 
 
-#: a class of at least this many submissions is fingerprinted by worker processes, one share of the class each
-#: (screening runs after the grading, when the cores are free): fingerprinting is most of its time and each
-#: submission's document depends on that submission alone. A smaller class is fingerprinted in this process.
-PARALLEL_FROM = 64
-#: the most worker processes fingerprinting uses
-MAX_JOBS = 8
-
-
-def fingerprint_entries(entries: Sequence[Entry], wanted: Sequence[str], settings: Settings,
-                        excluded: Set[int]) -> List[Document]:
-    """Every entry's document, in their order, in this process (one cache of files and units shared by all)."""
-    caches = Caches()
-    with workspace_dir() as scratch:
-        return [fingerprint_entry(entry, wanted, scratch, settings, excluded, caches) for entry in entries]
-
-
-def _jobs(entries: Sequence[Entry]) -> int:
-    """Worker processes for `entries`: 1 (this process) for a small class, or while this process runs other
-    threads (the workers are forked, and a fork copies a lock another thread holds, held forever)."""
-    if len(entries) < PARALLEL_FROM or threading.active_count() > 1:
-        return 1
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, MAX_JOBS))
-
-
-def fingerprint_class(entries: Sequence[Entry], wanted: Sequence[str], settings: Settings,
-                      excluded: Set[int]) -> List[Document]:
-    """`fingerprint_entries` of the whole class, shared between worker processes when the class is large
-    (PARALLEL_FROM): share i holds entries i, i + jobs, ... (so that neither gets the slow tail), and the documents
-    come back in the entries' order, the same as one process makes them. The workers are forked (a spawned one
-    would import the caller's main module again). If they cannot be started or one dies (a file that crashes the
-    parser's process), the class is fingerprinted in this process, as a small class is."""
-    jobs = _jobs(entries)
-    if jobs == 1:
-        return fingerprint_entries(entries, wanted, settings, excluded)
-    shares = [list(entries[i::jobs]) for i in range(jobs)]
-    try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            done = list(pool.map(fingerprint_entries, shares, [wanted] * jobs, [settings] * jobs,
-                                 [excluded] * jobs))
-    except Exception:  # no processes here, or a worker that died: the same work in this process
-        return fingerprint_entries(entries, wanted, settings, excluded)
-    documents: List[Document] = [None] * len(entries)  # type: ignore[list-item]
-    for i, share in enumerate(done):
-        documents[i::jobs] = share
-    return documents
-
-
 def screen_class(submissions_dir: Path, out_dir: Optional[Path] = None, bases: Sequence[Path] = (),
                  offering: Optional[str] = None, settings: Settings = Settings()) -> ClassSimilarity:
     """Fingerprint every submission of `submissions_dir` and score every pair (see the module docstring).
@@ -188,9 +134,13 @@ def screen_class(submissions_dir: Path, out_dir: Optional[Path] = None, bases: S
     given = given_code(chosen, bases)
     notes.extend(given.notes)
     excluded = excluded_kgrams(given.sources, settings, notes)
-    documents = fingerprint_class(entries, wanted, settings, excluded)
-    for document in documents:
-        notes.extend(document.notes)
+    caches = Caches()
+    documents: List[Document] = []
+    with workspace_dir() as scratch:
+        for entry in entries:
+            document = fingerprint_entry(entry, wanted, scratch, settings, excluded, caches)
+            notes.extend(document.notes)
+            documents.append(document)
     pairs, common = score_class(documents, settings)
     return ClassSimilarity(
         documents=documents, pairs=pairs, common=common, settings=settings, notes=notes,
