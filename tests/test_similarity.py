@@ -271,3 +271,19 @@ def test_lines_are_numbered_as_the_parser_numbers_them():
     assert lines[topo.first_line - 1].startswith("def topological_sort")
     for fp in found.prints:
         assert lines[fp.first_line - 1].strip() and not lines[fp.first_line - 1].lstrip().startswith("#")
+
+
+def test_a_files_fingerprints_do_not_depend_on_the_files_fingerprinted_before_it():
+    """The cache of units is keyed by a unit's text: a class header written over several lines is all in it, so a
+    header with other bases on its second line gets its own fingerprints, not the cached ones of another."""
+    from graders.similarity.fingerprints import fingerprint_file
+
+    body = "    scale = 2 * 3 + 4\n    bias = [1, 2, 3]\n    name = 'x'\n"
+    longer = "class Model(\n    torch.nn.modules.module.Module, metaclass=abc.ABCMeta):\n" + body
+    shorter = "class Model(\n    Module):\n" + body
+    alone = fingerprint_file(shorter, "f.py", 8, 6)
+    cache: dict = {}
+    fingerprint_file(longer, "f.py", 8, 6, (), cache)
+    after = fingerprint_file(shorter, "f.py", 8, 6, (), cache)
+    assert after.prints == alone.prints and after.units == alone.units
+    assert fingerprint_file(longer, "f.py", 8, 6).prints != alone.prints  # the two headers do differ

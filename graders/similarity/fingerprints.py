@@ -161,6 +161,14 @@ def _span(node: ast.stmt) -> Tuple[int, int]:
     return first, getattr(node, "end_lineno", None) or node.lineno
 
 
+def _header_span(node: ast.ClassDef) -> Tuple[int, int]:
+    """A class header's lines: its decorators to the last line of its bases and keywords (a header written over
+    several lines is all in the unit's text, so that the cache of units, keyed by that text, never answers for
+    another header)."""
+    parts = [*node.bases, *node.keywords]
+    return _span(node)[0], max([node.lineno] + [getattr(p, "end_lineno", None) or node.lineno for p in parts])
+
+
 def split_units(body: Sequence[ast.stmt], file: str, prefix: str = "",
                 rest: Optional[Tuple[Unit, List[ast.AST]]] = None) -> List[Tuple[Unit, List[ast.AST]]]:
     """(unit, its syntax trees) for `body`: a function is a unit of its own, a class's other statements
@@ -175,8 +183,7 @@ def split_units(body: Sequence[ast.stmt], file: str, prefix: str = "",
         elif isinstance(node, ast.ClassDef):
             header = ast.ClassDef(name=node.name, bases=node.bases, keywords=node.keywords, body=[],
                                   decorator_list=node.decorator_list, lineno=node.lineno)
-            inner: Tuple[Unit, List[ast.AST]] = (Unit(file, prefix + node.name, [(_span(node)[0], node.lineno)]),
-                                                 [header])
+            inner: Tuple[Unit, List[ast.AST]] = (Unit(file, prefix + node.name, [_header_span(node)]), [header])
             out.append(inner)
             out.extend(split_units(node.body, file, f"{prefix}{node.name}.", inner))
         else:
