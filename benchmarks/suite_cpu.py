@@ -9,12 +9,13 @@ behind is not counted; a fixture's work is counted in the phase of the first tes
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import time
 
 import pytest
+
+from graders.runlog import append_line
 
 LOG_ENV = "SUITE_CPU_LOG"
 
@@ -29,13 +30,8 @@ def _write(item: pytest.Item, phase: str, before: tuple) -> None:
     if not path:
         return
     own, children, wall = (after - start for after, start in zip(_cpu(), before))
-    line = json.dumps({"test": item.nodeid, "phase": phase, "wall": round(wall, 3), "own": round(own, 3),
-                       "children": round(children, 3)}) + "\n"
-    handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.write(handle, line.encode())
-    finally:
-        os.close(handle)
+    append_line(path, {"test": item.nodeid, "phase": phase, "wall": round(wall, 3), "own": round(own, 3),
+                       "children": round(children, 3)})
 
 
 @pytest.hookimpl(hookwrapper=True)

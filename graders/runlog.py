@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Optional
+from typing import Any, Dict, Optional
 
 from .results import ChildRun
 
@@ -26,14 +26,19 @@ def note_run(problem: str, kind: str, run: ChildRun, path: Optional[str] = None)
     path = path or os.environ.get(RUN_LOG_ENV)
     if not path:
         return
-    line = json.dumps({"problem": problem, "kind": kind, "cpu_seconds": run.cpu_seconds,
-                       "wall_seconds": round(run.seconds, 3), "probes": len(run.outcomes),
-                       "test": os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]}) + "\n"
     try:
-        handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(handle, line.encode())
-        finally:
-            os.close(handle)
+        append_line(path, {"problem": problem, "kind": kind, "cpu_seconds": run.cpu_seconds,
+                           "wall_seconds": round(run.seconds, 3), "probes": len(run.outcomes),
+                           "test": os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]})
     except OSError:
         pass
+
+
+def append_line(path: str, record: Dict[str, Any]) -> None:
+    """`record` as one JSON line at the end of `path`, in one `write` to a file opened for appending (lines of
+    concurrent writers never interleave); raises OSError."""
+    handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(handle, (json.dumps(record) + "\n").encode())
+    finally:
+        os.close(handle)

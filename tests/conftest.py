@@ -53,7 +53,8 @@ def counts_all_cpu() -> bool:
 
 
 needs_cpu_accounting = pytest.mark.skipif(not counts_all_cpu(), reason="needs the strong sandbox with a control "
-                                          "group that counts CPU (elsewhere no wait is credited: limits as before)")
+                                          "group that counts CPU (elsewhere no wait is credited and runs have no "
+                                          "CPU figure)")
 
 
 def _lock_dir():
