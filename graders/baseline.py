@@ -105,7 +105,7 @@ def _fresh_run(problem: ProblemSpec, label: str, seed: int, student_file: Option
     try:
         config = child_config(problem, workdir, seed, student_file, inject_faults)
         run = run_child(config, limits or limits_for(problem))
-        note_run(problem.id, label.removesuffix(f"-{_probes_digest(problem)}"), run)
+        note_run(problem.id, label.removesuffix(f"-{_probes_digest(problem)}"), run, graded_file=student_file)
         return run
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -111,7 +111,7 @@ def _student_run(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: in
     """The problem's probes on the student's file, in a fresh child. A failure the grader owns for sure (the
     child ended, or its harness failed, before graded code ran) raises GraderFault."""
     run = run_child(child_config(spec, workdir, seed, record.staged, child_faults(spec)), limits_for(spec, limits))
-    note_run(spec.id, "student", run)
+    note_run(spec.id, "student", run, graded_file=record.staged)
     if run.machine:
         raise GraderFault("; ".join(run.machine))
     if run.fault and run.fault_before_student:

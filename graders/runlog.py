@@ -10,8 +10,10 @@ so the processes and threads of a parallel batch or test run never interleave th
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+from pathlib import Path
 from typing import Any, Dict, Optional
 
 from .results import ChildRun
@@ -19,16 +21,19 @@ from .results import ChildRun
 RUN_LOG_ENV = "AUTOGRADE_RUN_LOG"
 
 
-def note_run(problem: str, kind: str, run: ChildRun, path: Optional[str] = None) -> None:
+def note_run(problem: str, kind: str, run: ChildRun, path: Optional[str] = None,
+             graded_file: Optional[Path] = None) -> None:
     """Append `run`'s cost to the run log (`path`, default the file AUTOGRADE_RUN_LOG names; nothing without
-    one). `kind`: "student", "reference" or the mutant's label. A log that cannot be written is skipped: a
-    measurement never fails a grading."""
+    one). `kind`: "student", "reference" or the mutant's label; `graded_file`: the file the child graded, whose
+    digest tells runs of the same text apart from others (null without one). A log that cannot be written is
+    skipped: a measurement never fails a grading."""
     path = path or os.environ.get(RUN_LOG_ENV)
     if not path:
         return
     try:
+        digest = hashlib.sha256(graded_file.read_bytes()).hexdigest()[:16] if graded_file else None
         append_line(path, {"problem": problem, "kind": kind, "cpu_seconds": run.cpu_seconds,
-                           "wall_seconds": round(run.seconds, 3), "probes": len(run.outcomes),
+                           "wall_seconds": round(run.seconds, 3), "probes": len(run.outcomes), "file": digest,
                            "test": os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]})
     except OSError:
         pass

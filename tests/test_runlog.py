@@ -22,16 +22,23 @@ def _run(cpu):
                     cpu_seconds=cpu)
 
 
-def test_a_run_is_one_line_with_its_problem_kind_cpu_and_test(tmp_path, monkeypatch):
+def test_a_run_is_one_line_with_its_problem_kind_cpu_file_and_test(tmp_path, monkeypatch):
     log = tmp_path / "runs.jsonl"
     monkeypatch.setenv(RUN_LOG_ENV, str(log))
-    note_run("autodiff", "student", _run(0.75))
+    one, same, other = tmp_path / "one.py", tmp_path / "same.py", tmp_path / "other.py"
+    one.write_text("x = 1\n")
+    same.write_text("x = 1\n")
+    other.write_text("x = 2\n")
+    note_run("autodiff", "student", _run(0.75), graded_file=one)
     note_run("autodiff", "mutant-bfs", _run(None))
-    first, second = [json.loads(line) for line in log.read_text().splitlines()]
+    note_run("autodiff", "student", _run(0.5), graded_file=same)
+    note_run("autodiff", "student", _run(0.5), graded_file=other)
+    first, second, third, fourth = [json.loads(line) for line in log.read_text().splitlines()]
     assert first == {"problem": "autodiff", "kind": "student", "cpu_seconds": 0.75, "wall_seconds": 1.25,
-                     "probes": 2, "test": first["test"]}
+                     "probes": 2, "file": first["file"], "test": first["test"]}
     assert first["test"].startswith("tests/test_runlog.py::test_a_run_is_one_line")
-    assert second["kind"] == "mutant-bfs" and second["cpu_seconds"] is None
+    assert second["kind"] == "mutant-bfs" and second["cpu_seconds"] is None and second["file"] is None
+    assert first["file"] == third["file"] != fourth["file"] and len(first["file"]) == 16
 
 
 def test_no_log_without_the_variable_and_an_unwritable_one_fails_nothing(tmp_path, monkeypatch):
