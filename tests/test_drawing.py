@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import matplotlib.pyplot as plt
+import pytest
 
 import graders.figures  # noqa: F401  (sets matplotlib up as grading does: Agg, SVG text kept as text)
 from graders.drawing import svg
@@ -31,3 +32,52 @@ def test_an_axis_too_short_for_two_such_ticks_is_still_labelled():
     numbers = [float(label) for label in labels if re.fullmatch(r"[0-9.e+-]+", label)]
     short = {n for n in numbers if 0.03 <= n <= 0.032}
     assert len(short) >= 2, labels  # two different values, not one label repeated
+
+
+@pytest.fixture
+def figures():
+    """graders.figures with no figure remembered, before and after (a test's stand-in drawings stay its own)."""
+    from graders import figures
+
+    figures._drawn_once.cache_clear()
+    yield figures
+    figures._drawn_once.cache_clear()
+
+
+def _time_figure(seconds: float) -> dict:
+    rows = [{"nodes": n, "seconds": seconds * n / 4000} for n in (4000, 8000, 16000)]
+    return {"kind": "time", "student": rows, "reference": rows}
+
+
+def test_a_figure_is_drawn_once_per_data_and_the_same_data_gives_the_same_svg(figures, monkeypatch):
+    """A batch worker draws each distinct figure once: the same problem, kind and data give the SVG drawn first
+    (byte for byte what a fresh drawing gives: no date, ids from the content); other data is drawn anew."""
+    calls = []
+    draw = figures.figure_functions("autodiff")["time"]
+    monkeypatch.setitem(figures.figure_functions("autodiff"), "time", lambda data: calls.append(data) or draw(data))
+    first = figures.figure_svg("time", _time_figure(0.01), "autodiff")
+    again = figures.figure_svg("time", _time_figure(0.01), "autodiff")
+    other = figures.figure_svg("time", _time_figure(0.02), "autodiff")
+    assert len(calls) == 2 and first == again != other
+    assert first == figures._draw_now("autodiff", "time", _time_figure(0.01))  # a fresh drawing: the same text
+    assert "<dc:date>" not in first
+
+
+def test_a_figure_that_failed_is_drawn_again_and_huge_data_is_never_kept(figures, monkeypatch):
+    calls = []
+
+    def flaky(data):
+        calls.append(len(data["losses"]))
+        if len(calls) == 1:
+            raise RuntimeError("a failure of the moment")
+        return "<svg/>"
+
+    monkeypatch.setitem(figures.figure_functions("training"), "training", flaky)
+    small = {"kind": "training", "losses": [0.5, 0.25]}
+    with pytest.raises(RuntimeError):
+        figures.figure_svg("training", small, "training")
+    assert figures.figure_svg("training", small, "training") == "<svg/>" and calls == [2, 2]
+    huge = {"kind": "training", "losses": [0.5] * (figures.REMEMBERED_DATA // 4)}
+    figures.figure_svg("training", huge, "training")
+    figures.figure_svg("training", huge, "training")
+    assert len(calls) == 4 and figures._drawn_once.cache_info().currsize == 1
