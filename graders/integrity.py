@@ -233,6 +233,11 @@ def _patch_constructs(node: ast.AST, imported: set) -> Iterable[tuple]:
         yield f"{node.func.id}({node.args[0].id}, ...)", PROCESS
 
 
+#: node classes whose instances the parser shares between every tree (Load, Add, Not, Eq, And, ...): no parent is
+#: written on them (it would be another tree's, and would keep the last screened file's tree alive)
+SHARED_NODES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
 def _walk(tree: ast.AST) -> Iterator[ast.AST]:
     """Every node, iteratively (a deeply nested expression must not overflow the grader's stack)."""
     stack = [tree]
@@ -240,7 +245,8 @@ def _walk(tree: ast.AST) -> Iterator[ast.AST]:
         node = stack.pop()
         yield node
         for child in ast.iter_child_nodes(node):
-            child._screen_parent = node  # type: ignore[attr-defined]  # read back by _parent()
+            if not isinstance(child, SHARED_NODES):
+                child._screen_parent = node  # type: ignore[attr-defined]  # read back by _parent()
             stack.append(child)
 
 

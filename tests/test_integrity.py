@@ -161,6 +161,17 @@ def test_an_unreadable_or_broken_file_is_not_the_screens_business(tmp_path):
         assert screen_file(tmp_path / name, name) == []
 
 
+def test_screening_writes_nothing_on_the_nodes_every_tree_shares():
+    """The parser shares its context and operator nodes (Load, Add, Not, Eq, And) between every tree: a parent
+    written on them would be another file's node, and would keep the last screened tree alive."""
+    screen_tree(ast.parse("def f(x, y):\n    return not (x + y == -x and x)\n"), "minitorch/autodiff.py")
+    fresh = ast.parse("a = not (b + c == -b and b)").body[0]
+    shared = [n for n in ast.walk(fresh) if isinstance(n, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop,
+                                                               ast.boolop))]
+    assert {type(n).__name__ for n in shared} >= {"Load", "Store", "Add", "Not", "USub", "Eq", "And"}
+    assert not [n for n in shared if hasattr(n, "_screen_parent")]
+
+
 def test_summarise_groups_by_file_and_reason():
     found = findings("import gc\nimport subprocess\nexec('1')") + screen_tree(ast.parse("import ctypes"), "project/run_sentiment.py")
     lines = summarise(found)
