@@ -21,7 +21,9 @@ Every walk is iterative (a file nested thousands deep is fine); nothing here exe
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from collections import Counter
+from typing import Callable, Container, Dict, List, Optional, Sequence, Set, Tuple, Type
+from typing import Counter as TallyCounter
 
 #: simple statements that take part in canonical ordering
 SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
@@ -31,14 +33,27 @@ MAX_RUN = 40
 EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Delete, ast.Global, ast.Nonlocal)
 
 
+#: fields that never hold a syntax node, whatever the node (identifiers, numbers, flags, the expression context)
+NEVER_NODES = frozenset({"ctx", "id", "arg", "attr", "name", "asname", "module", "level", "kind", "type_comment",
+                         "conversion", "is_async"})
+#: node type -> the fields `_children` reads: its `_fields` but NEVER_NODES (and a Constant's value)
+_NODE_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _node_fields(cls: Type[ast.AST]) -> Tuple[str, ...]:
+    fields = _NODE_FIELDS.get(cls)
+    if fields is None:
+        fields = _NODE_FIELDS[cls] = tuple(name for name in cls._fields if name not in NEVER_NODES
+                                           and not (cls is ast.Constant and name == "value"))
+    return fields
+
+
 def _children(node: ast.AST) -> List[ast.AST]:
     """`node`'s child nodes in `ast.iter_child_nodes`' order but the expression context (Load/Store/Del: a shared
-    marker, read through its node, never walked), read from `_fields` directly (the walks below are most of
-    similarity screening's time)."""
+    marker, read through its node, never walked), read from the fields that may hold one (`_node_fields`: the
+    walks below are most of similarity screening's time)."""
     found: List[ast.AST] = []
-    for name in node._fields:
-        if name == "ctx":
-            continue
+    for name in _NODE_FIELDS.get(type(node)) or _node_fields(type(node)):
         value = getattr(node, name, None)
         if isinstance(value, ast.AST):
             found.append(value)
@@ -221,14 +236,26 @@ def _fold(tree: ast.Module, identities: Set[str]) -> None:
 # ----------------------------------------------------------------------------------------- dead stores
 
 
-def _loaded(scope: ast.AST) -> Set[str]:
-    names: Set[str] = set()
+def _load_counts(scope: ast.AST) -> TallyCounter[str]:
+    """The names `scope`'s subtree reads (a Name loaded or deleted, the names of `global` and `nonlocal`), each with
+    how many times it appears."""
+    names: TallyCounter[str] = Counter()
     for n in _preorder(scope):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Load, ast.Del)):
-            names.add(n.id)
+            names[n.id] += 1
         elif isinstance(n, (ast.Global, ast.Nonlocal)):
             names.update(n.names)
     return names
+
+
+def _forget(counts: TallyCounter[str], removed: TallyCounter[str]) -> None:
+    """Take what dropped statements read out of `counts` (a name no longer read leaves it)."""
+    for name, times in removed.items():
+        left = counts[name] - times
+        if left > 0:
+            counts[name] = left
+        else:
+            del counts[name]
 
 
 def _store_name(stmt: ast.stmt) -> Optional[str]:
@@ -263,7 +290,10 @@ def _blocks(root: ast.AST, stop_at_functions: bool) -> List[List[ast.stmt]]:
     return found
 
 
-def _drop_dead(blocks: Sequence[List[ast.stmt]], read: Set[str], dropped: Optional[Set[str]] = None) -> bool:
+def _drop_dead(blocks: Sequence[List[ast.stmt]], read: Container[str], dropped: Optional[Set[str]] = None,
+               removed: Optional[TallyCounter[str]] = None) -> bool:
+    """Drop the dead stores of `blocks` (a name not in `read`) and the bare literals and names; the names the
+    dropped code read are added to `removed` (a store whose value may have an effect stays as that value)."""
     changed = False
     for block in blocks:
         kept: List[ast.stmt] = []
@@ -274,12 +304,19 @@ def _drop_dead(blocks: Sequence[List[ast.stmt]], read: Set[str], dropped: Option
                 changed = True
                 if dropped is not None:
                     dropped.add(name)
+                gone = _load_counts(stmt) if removed is not None else None
                 if value is not None and not _pure(value):
                     kept.append(ast.copy_location(ast.Expr(value), stmt))
+                    if gone is not None:
+                        gone.subtract(_load_counts(value))
+                if gone is not None and removed is not None:
+                    removed.update(+gone)
                 continue
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, (ast.Constant, ast.Name)) \
                     and not (isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)):
                 changed = True
+                if removed is not None:
+                    removed.update(_load_counts(stmt))
                 continue  # `1`, `None`, `x` alone do nothing (docstrings are the fingerprinter's to drop)
             kept.append(stmt)
         if len(kept) != len(block):
@@ -287,28 +324,32 @@ def _drop_dead(blocks: Sequence[List[ast.stmt]], read: Set[str], dropped: Option
     return changed
 
 
-def _functions_and_loads(tree: ast.Module) -> Tuple[List[ast.AST], Dict[int, List[int]], Dict[int, Set[str]]]:
-    """The functions of `tree` in preorder, each one's enclosing functions, and the names each one's subtree
-    loads (what `_loaded` gives for each), in one walk."""
+def _functions_and_loads(tree: ast.Module) -> Tuple[List[ast.AST], Dict[int, List[int]], Dict[int, TallyCounter[str]],
+                                                     TallyCounter[str]]:
+    """The functions of `tree` in preorder, each one's enclosing functions, the names each one's subtree reads
+    (`_load_counts` of it) and those the whole file reads, in one walk."""
     functions: List[ast.AST] = []
     enclosing: Dict[int, List[int]] = {}
-    loads: Dict[int, Set[str]] = {}
+    loads: Dict[int, TallyCounter[str]] = {}
+    everywhere: TallyCounter[str] = Counter()
     stack: List[Tuple[ast.AST, Tuple[int, ...]]] = [(tree, ())]
     while stack:
         node, outer = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.append(node)
             enclosing[id(node)] = list(outer)
-            loads[id(node)] = set()
+            loads[id(node)] = Counter()
             outer = outer + (id(node),)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Load, ast.Del)):
+            everywhere[node.id] += 1
             for fn in outer:
-                loads[fn].add(node.id)
+                loads[fn][node.id] += 1
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            everywhere.update(node.names)
             for fn in outer:
                 loads[fn].update(node.names)
         stack.extend((child, outer) for child in _children(node))
-    return functions, enclosing, loads
+    return functions, enclosing, loads, everywhere
 
 
 def _remove_dead_stores(tree: ast.Module) -> Set[str]:
@@ -316,25 +357,29 @@ def _remove_dead_stores(tree: ast.Module) -> Set[str]:
 
     Each round takes the functions in preorder, then the module. A function is taken again in a later round only
     when its subtree changed in the one before (its own drops or a nested function's): with the same statements
-    and the same names loaded, it would drop nothing new. The names a function's subtree loads are those of one
-    walk of the file while nothing in it has changed (no drop of another function reaches into it)."""
+    and the same names read, it would drop nothing new. The names each function's subtree reads, and the whole
+    file's, are counted in one walk and kept as drops happen: what a dropped statement read is taken out of its
+    function's count, its enclosing functions' and the file's (`_forget`), so each count is always what a walk
+    of the tree as it is now would give."""
     dropped: Set[str] = set()
-    functions, enclosing, loads = _functions_and_loads(tree)
+    functions, enclosing, loads, everywhere = _functions_and_loads(tree)
     dirty = {id(fn) for fn in functions}
-    fresh = set(dirty)  # functions whose subtree is as the walk saw it
     for _ in range(3):  # a store read only by a dead store is dead next round
         changed, touched = False, set()
         for fn in functions:
             if id(fn) not in dirty:
                 continue
-            read = loads[id(fn)] if id(fn) in fresh else _loaded(fn)
-            if _drop_dead(_blocks(fn, stop_at_functions=True), read):
+            removed: TallyCounter[str] = Counter()
+            if _drop_dead(_blocks(fn, stop_at_functions=True), loads[id(fn)], removed=removed):
                 changed = True
                 touched.add(id(fn))
                 touched.update(enclosing[id(fn)])
-                fresh.difference_update(touched)
-        module_blocks = _blocks(tree, stop_at_functions=True)
-        changed |= _drop_dead(module_blocks, _loaded(tree), dropped)
+                for scope in (id(fn), *enclosing[id(fn)]):
+                    _forget(loads[scope], removed)
+                _forget(everywhere, removed)
+        removed = Counter()
+        changed |= _drop_dead(_blocks(tree, stop_at_functions=True), everywhere, dropped, removed)
+        _forget(everywhere, removed)
         if not changed:
             break
         dirty = touched
