@@ -18,7 +18,6 @@ import fcntl
 import json
 import multiprocessing
 import os
-import signal
 import sys
 import time
 import traceback
@@ -42,6 +41,7 @@ from .safetext import one_line, printable
 from .score import failed_problem
 from .submissions import BatchUsageError, Entry, discover
 from .version import grader_version
+from .workers import die_with_parent
 from .workspace import workspace_dir
 
 RESULT_FILES = ("junit.xml", "results.json", "report.html")
@@ -297,19 +297,6 @@ def _dask_client(address: str):
         raise BatchUsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 
 
-def _die_with_parent(parent: int) -> None:
-    """Worker start-up: SIGKILL this worker when the batch process dies (so a killed batch leaves
-    nothing running; each worker's sandboxes die with it in turn)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # 1 = PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:  # the batch died before the request took effect
-        os._exit(1)
-
-
 @contextmanager
 def executor_for(options: BatchOptions) -> Iterator[Executor]:
     """A pool of `jobs` worker processes (one thread for `--jobs 1`), or the executor of a Dask cluster."""
@@ -324,7 +311,7 @@ def executor_for(options: BatchOptions) -> Iterator[Executor]:
         pool: Executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autograde")
     else:  # processes: judging and rendering reports are Python work that threads would serialise (GIL)
         pool = ProcessPoolExecutor(max_workers=options.jobs, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_die_with_parent, initargs=(os.getpid(),))
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
     try:
         yield pool
     finally:
@@ -493,7 +480,7 @@ def screen_similarity(submissions_dir: Path, out_dir: Path, options: BatchOption
 
     try:
         result = screen_class(submissions_dir, out_dir, bases=[Path(b) for b in options.similarity_bases],
-                              offering=options.offering)
+                              offering=options.offering, jobs=None if options.scheduler else options.jobs)
         run.similarity = write_similarity_outputs(result, out_dir, links={"index": "index.html"})
     except Exception as exc:  # never lose grading results to the screening
         try:

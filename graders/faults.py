@@ -12,8 +12,8 @@ reference solution decides (graders.attribution).
 
 Fault injection (tests only): ``AUTOGRADE_INJECT_FAULTS="kind[:problem][*times],..."`` makes the grader fail
 at the named point, for every problem or one, always or the first `times` times in this process. The kinds
-are FAULT_KINDS. Nothing a submission controls can set it: it is read from the grader's own environment,
-which the sandboxed child never inherits.
+are FAULT_KINDS (grading's) and OTHER_FAULT_KINDS. Nothing a submission controls can set it: it is read from the
+grader's own environment, which the sandboxed child never inherits.
 """
 
 from __future__ import annotations
@@ -34,6 +34,11 @@ FAULT_KINDS: Dict[str, str] = {
     "figure": "a figure cannot be drawn (on the reference's data too)",
     "reference": "the reference run fails a probe",
 }
+#: points outside grading where a fault can be injected (no problem's grade depends on them)
+OTHER_FAULT_KINDS: Dict[str, str] = {
+    "similarity-worker": "a worker process of the similarity screening cannot start",
+}
+_KNOWN_KINDS = {**FAULT_KINDS, **OTHER_FAULT_KINDS}
 
 INJECT_ENV = "AUTOGRADE_INJECT_FAULTS"
 #: attempts a problem gets when the grader fails on it (the first, and one retry)
@@ -76,8 +81,8 @@ def _rules() -> List[_Rule]:
     for item in filter(None, (part.strip() for part in raw.split(","))):
         item, _, times = item.partition("*")
         kind, _, problem = item.partition(":")
-        if kind not in FAULT_KINDS:
-            raise ValueError(f"{INJECT_ENV}: unknown fault kind '{kind}' (known: {', '.join(FAULT_KINDS)})")
+        if kind not in _KNOWN_KINDS:
+            raise ValueError(f"{INJECT_ENV}: unknown fault kind '{kind}' (known: {', '.join(_KNOWN_KINDS)})")
         rules.append(_Rule(kind, problem or None, int(times) if times else None))
     _PARSED = (raw, rules)
     return rules
@@ -107,7 +112,7 @@ def inject(kind: str, problem: Optional[str] = None) -> None:
     """Raise the fault `kind` stands for, if AUTOGRADE_INJECT_FAULTS asks for it here."""
     if not injected(kind, problem):
         return
-    text = f"injected fault '{kind}': {FAULT_KINDS[kind]}"
+    text = f"injected fault '{kind}': {_KNOWN_KINDS[kind]}"
     if kind == "system-error":
         raise SystemError(f"{text} (AST constructor recursion depth mismatch)")
     if kind == "memory":

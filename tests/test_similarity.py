@@ -18,6 +18,7 @@ from graders import batch as batch_module
 from graders import similarity
 from graders.batch import BatchOptions, current_grader_version, run_batch
 from graders.cli import main
+from graders.faults import INJECT_ENV
 from graders.gradebook import Gradebook
 from graders.offering import get_offering, offering_problems
 from graders.results import GradeResult
@@ -73,6 +74,32 @@ def test_disguised_copies_rank_above_every_independent_pair(screened):
     assert {frozenset((p.a, p.b)) for p in screened.flagged} == set(copies)
     ranked = [frozenset((p.a, p.b)) for p in screened.pairs]
     assert set(ranked[:6]) == set(copies)  # the copies come first in the ranking
+
+
+def _pairs(result):
+    return [(p.a, p.b, p.score, p.shared, p.share_a, p.share_b, p.file) for p in result.pairs]
+
+
+def test_workers_fingerprint_the_class_exactly_as_one_process(class_dir, screened, monkeypatch):
+    """A class fingerprinted by two spawned workers (PARALLEL_FROM lowered for the test) gets the documents and
+    pairs of one process: a document depends on its submission alone."""
+    taken = []
+    in_workers = similarity._fingerprint_in_workers
+    monkeypatch.setattr(similarity, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(similarity, "_fingerprint_in_workers", lambda *a: taken.append(a[-1]) or in_workers(*a))
+    parallel = screen_class(class_dir, jobs=2)
+    assert taken == [2]
+    assert parallel.documents == screened.documents and _pairs(parallel) == _pairs(screened)
+    assert parallel.notes == screened.notes
+
+
+def test_workers_that_cannot_start_leave_the_class_to_one_process(class_dir, screened, monkeypatch):
+    monkeypatch.setattr(similarity, "PARALLEL_FROM", 2)
+    monkeypatch.setenv(INJECT_ENV, "similarity-worker")
+    fallback = screen_class(class_dir, jobs=2)
+    assert fallback.documents == screened.documents and _pairs(fallback) == _pairs(screened)
+    (note,) = [n for n in fallback.notes if n not in screened.notes]
+    assert note.startswith("the similarity workers failed (BrokenProcessPool") and "one process" in note
 
 
 def test_starter_code_alone_scores_zero_against_everything(screened):

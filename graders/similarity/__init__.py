@@ -38,16 +38,21 @@ from __future__ import annotations
 import csv
 import io
 import json
+import multiprocessing
 import os
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
-from typing import List, Optional, Sequence, Set
+from typing import List, Optional, Sequence, Set, Tuple
 
+from ..faults import inject
 from ..safetext import csv_cell, one_line
 from ..submissions import Entry
+from ..workers import die_with_parent
 from ..workspace import workspace_dir
 from .collect import class_entries, contract_files, given_code, read_student
 from .fingerprints import all_kgrams
@@ -117,9 +122,79 @@ def fingerprint_entry(entry: Entry, wanted: Sequence[str], workspace: Path, sett
         return Document(entry.name, notes=[one_line(f"{entry.name}: {why}")], uncompared=[why])
 
 
+#: a class this big or bigger is fingerprinted by worker processes (a smaller one costs less than their start)
+PARALLEL_FROM = 64
+#: shares of the class per worker (a share is a run of consecutive submissions: study groups, named alike, stay
+#: together and share the unit cache of the process that fingerprints them)
+SHARES_PER_WORKER = 4
+
+
+def fingerprint_class(entries: Sequence[Entry], wanted: Sequence[str], settings: Settings, excluded: Set[int],
+                      jobs: Optional[int] = None) -> Tuple[List[Document], str]:
+    """Every entry's document, in the entries' order, and a note when the workers failed ('' otherwise).
+
+    A document depends on its submission alone (the unit cache is keyed by a unit's whole text), so how the class
+    is shared out changes nothing. A class of PARALLEL_FROM or more, with two jobs or more, is fingerprinted by
+    spawned worker processes (no fork of a process that runs threads), each killed when this process dies; when
+    a worker fails or cannot start, the whole class is fingerprinted again here, serially, and the note says so."""
+    jobs = jobs or _cores()
+    if jobs < 2 or len(entries) < PARALLEL_FROM:
+        return fingerprint_serially(entries, wanted, settings, excluded), ""
+    try:
+        return _fingerprint_in_workers(entries, wanted, settings, excluded, jobs), ""
+    except (BrokenProcessPool, OSError, EOFError) as exc:
+        note = one_line(f"the similarity workers failed ({type(exc).__name__}: {exc}): fingerprinted in one "
+                        "process instead")
+        return fingerprint_serially(entries, wanted, settings, excluded), note
+
+
+def fingerprint_serially(entries: Sequence[Entry], wanted: Sequence[str], settings: Settings,
+                         excluded: Set[int]) -> List[Document]:
+    """The entries' documents, made one after the other in this process (one unit cache for all)."""
+    caches = Caches()
+    with workspace_dir() as scratch:
+        return [fingerprint_entry(entry, wanted, scratch, settings, excluded, caches) for entry in entries]
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _fingerprint_in_workers(entries: Sequence[Entry], wanted: Sequence[str], settings: Settings,
+                            excluded: Set[int], jobs: int) -> List[Document]:
+    count = max(1, min(jobs * SHARES_PER_WORKER, len(entries)))
+    size = -(-len(entries) // count)
+    shares = [list(entries[i:i + size]) for i in range(0, len(entries), size)]
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_start_worker,
+                             initargs=(os.getpid(), list(wanted), settings, excluded)) as pool:
+        return [document for share in pool.map(_fingerprint_share, shares) for document in share]
+
+
+#: what every share of a worker is fingerprinted with (set once, when the worker starts)
+_WORKER: dict = {}
+
+
+def _start_worker(parent: int, wanted: List[str], settings: Settings, excluded: Set[int]) -> None:
+    """A worker's start: killed when `parent` dies (PR_SET_PDEATHSIG, as batch's workers are), and given what
+    every share needs."""
+    die_with_parent(parent)
+    inject("similarity-worker")
+    _WORKER.update(wanted=wanted, settings=settings, excluded=excluded, caches=Caches())
+
+
+def _fingerprint_share(share: List[Entry]) -> List[Document]:
+    """(In a worker.) The documents of one share, with the worker's unit cache."""
+    with workspace_dir() as scratch:
+        return [fingerprint_entry(entry, _WORKER["wanted"], scratch, _WORKER["settings"], _WORKER["excluded"],
+                                  _WORKER["caches"]) for entry in share]
+
+
 def screen_class(submissions_dir: Path, out_dir: Optional[Path] = None, bases: Sequence[Path] = (),
-                 offering: Optional[str] = None, settings: Settings = Settings()) -> ClassSimilarity:
-    """Fingerprint every submission of `submissions_dir` and score every pair (see the module docstring).
+                 offering: Optional[str] = None, settings: Settings = Settings(),
+                 jobs: Optional[int] = None) -> ClassSimilarity:
+    """Fingerprint every submission of `submissions_dir` and score every pair (see the module docstring); a class
+    of PARALLEL_FROM or more is fingerprinted by `jobs` worker processes (default: one per core).
 
     Never raises on a student's file: what cannot be read is a note. Raises BatchUsageError (from
     `submissions.discover`) when `submissions_dir` is not a folder or two entries have the same name, and
@@ -134,13 +209,10 @@ def screen_class(submissions_dir: Path, out_dir: Optional[Path] = None, bases: S
     given = given_code(chosen, bases)
     notes.extend(given.notes)
     excluded = excluded_kgrams(given.sources, settings, notes)
-    caches = Caches()
-    documents: List[Document] = []
-    with workspace_dir() as scratch:
-        for entry in entries:
-            document = fingerprint_entry(entry, wanted, scratch, settings, excluded, caches)
-            notes.extend(document.notes)
-            documents.append(document)
+    documents, how = fingerprint_class(entries, wanted, settings, excluded, jobs)
+    notes.extend(note for document in documents for note in document.notes)
+    if how:
+        notes.append(how)
     pairs, common = score_class(documents, settings)
     return ClassSimilarity(
         documents=documents, pairs=pairs, common=common, settings=settings, notes=notes,

@@ -1,0 +1,20 @@
+"""Worker processes a grader command starts (batch's graders, similarity's fingerprinters) end with it."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker start-up: SIGKILL this worker when `parent` (the command's process) dies, so that a killed command
+    leaves nothing running (each worker's sandboxes die with it in turn); exit at once when it died before the
+    request took effect."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
