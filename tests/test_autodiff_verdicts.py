@@ -449,6 +449,41 @@ def test_a_largest_pair_is_clearly_linear_only_on_a_clock_that_measured_it(child
     assert not probes._clearly_linear([rows[0], dict(rows[1], runs=[0.084] * 3)])  # a quadratic pair: measured
 
 
+@pytest.mark.parametrize("durations, runs", [
+    ((0.100, 0.105, 0.050), 2),  # the second within 10 % of the first: the machine slowed neither
+    ((0.105, 0.100, 0.050), 2),  # either way
+    ((0.100, 0.130, 0.090), 3),  # they disagree: a third
+    ((0.130, 0.100, 0.090), 3),
+    ((0.0, 0.0, 0.0), 3),  # a kernel that will not read the student's clock: every run is made
+])
+def test_a_size_stops_after_two_runs_that_agree_and_takes_a_third_when_they_do_not(child_side, monkeypatch,
+                                                                                  durations, runs):
+    """`_best_time` with the student's process stubbed: the student's CPU clock (as the trusted process reads it)
+    moves by `durations` over the runs."""
+    probes = sys.modules["probes"]
+    monkeypatch.setattr(probes.probekit, "STUDENT", object())  # a student's process beside this one
+    readings = iter([t for i, d in enumerate(durations) for t in (10.0 * i, 10.0 * i + d)])
+    monkeypatch.setattr(probes, "student_cpu", lambda: next(readings) if any(durations) else 0.0)
+    monkeypatch.setattr(probes, "mark", lambda tag: None)
+    monkeypatch.setattr(probes, "in_student_process",
+                        lambda fn, *args: args[0] if fn is probes.timed_graph else {"derivatives": [1.0]})
+    row = probes._best_time(40, 1, probes.SLOW_RUN, "n40")
+    assert len(row["runs"]) == len(row["derivatives"]) == runs
+    assert row["seconds"] == pytest.approx(min(durations[:runs]))
+
+
+def test_the_references_sizes_always_make_three_runs(child_side, monkeypatch):
+    """The reference's runs (no student's process) give the expected derivatives of every run a student's may
+    make: all three, agreeing or not."""
+    probes = sys.modules["probes"]
+    monkeypatch.setattr(probes.probekit, "STUDENT", None)
+    monkeypatch.setattr(probes, "mark", lambda tag: None)
+    readings = iter([0.0, 0.1, 1.0, 1.1, 2.0, 2.1])  # three runs that agree
+    monkeypatch.setattr(probes, "student_cpu", lambda: next(readings))
+    row = probes._best_time(40, 1, probes.SLOW_RUN, "n40")
+    assert len(row["runs"]) == len(row["derivatives"]) == 3
+
+
 def test_a_quadratic_looking_pair_beside_a_disturbed_pass_is_measured_again(child_side):
     """The false loss seen under load: linear code's largest pair read 3.55 while the grader's own linear pass grew
     only 1.51x (the machine slowed the pass at the smaller size), a growth of 2.35 that looked clearly quadratic and

@@ -39,10 +39,10 @@ def work_figure(figure: Dict[str, Any]) -> str:
 
 
 def time_figure(figure: Dict[str, Any]) -> str:
-    """Best-of-3 backpropagation time per graph size."""
+    """The best backpropagation time per graph size (of 2 or 3 runs)."""
     return _student_vs_reference(
         figure, lambda r: r["seconds"] * 1000 if isinstance(r.get("seconds"), (int, float)) else None,
-        "nodes", "milliseconds (best of 3)",
+        "nodes", "milliseconds (best run)",
     )
 
 

@@ -525,8 +525,9 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
     Timed in CPU time that the parent reads from the kernel (the CPU clocks of the child's whole tree: every
     thread and process) at marks the child sends before and after each run (it waits for each to be read):
     code in the child cannot fake it, and waiting for a busy CPU does not count. Robust against a busy machine:
-    best of 3 runs per size (up to 16000 nodes, where a quadratic term dominates), the largest pair measured
-    again on other graphs, and while its ratio is near the bound, in up to 4 more rounds; load can only slow a
+    the best of 2 or 3 runs per size (a third when the first two disagree; up to 16000 nodes, where a quadratic
+    term dominates), the largest pair measured again on other graphs, and while its ratio is near the bound, in
+    up to 4 more rounds; load can only slow a
     run down, so the best time per size over all its runs is kept and the verdict is their ratio. Linear work
     gives ≈ 2, quadratic ≈ 4; the bound (`max_ratio`, 3.3 in problem.toml) sits between.
 

@@ -433,6 +433,10 @@ SLOW_RUN = 0.75
 #: the largest pair is measured again, in up to MORE_ROUNDS more rounds, while its ratio is in NEAR_BOUND (a
 #: clear verdict needs no more runs) and the probe has spent less than MORE_BUDGET CPU seconds
 NEAR_BOUND = (2.5, 4.5)
+#: a size's runs stop at two when the second took within AGREE of the first (either way): the
+#: machine slowed neither, or both alike, and a third on the same machine would not change the best much; runs
+#: that disagree get their third. A run padded to match the other gains nothing: fewer runs give a best no lower
+AGREE = 0.1
 #: passes of the grader's own linear pass per row (its best is kept: one pass is a few milliseconds, and a single
 #: one can be slowed by the machine as much as a run)
 SWEEPS = 3
@@ -508,8 +512,15 @@ def timed_backpropagate():
     return {"derivatives": derivatives}
 
 
+def _agree(runs):
+    """Whether two runs' times are both known and within AGREE of each other."""
+    low, high = min(runs), max(runs)
+    return low > 0 and high <= (1 + AGREE) * low
+
+
 def _best_time(n, seed, limit, tag):
-    """Up to 3 runs of backpropagate on a layered DAG of about n nodes (work capped; stops past `limit` CPU s).
+    """Up to 3 runs of backpropagate on a layered DAG of about n nodes (work capped; stops past `limit` CPU s,
+    and, a student's, after two runs that agree: `_agree`).
 
     The graph is built and the run made in the student's process (`timed_graph`, `timed_backpropagate`); this
     process brackets each run with marks the parent stamps with the CPU clock of the whole sandbox, as the
@@ -545,8 +556,8 @@ def _best_time(n, seed, limit, tag):
                 sweeps.append(time.thread_time() - started)
             sweep = min(sweeps)
             graph = _out = None
-        if runs[-1] > limit:
-            break
+        if runs[-1] > limit or (len(runs) == 2 and _agree(runs) and probekit.STUDENT is not None):
+            break  # the reference's runs make all three: their derivatives are every run's expected ones
     return {"nodes": nodes, "seconds": min(runs), "runs": runs, "tag": tag, "derivatives": derivatives,
             "sweep": sweep}
 
@@ -614,9 +625,9 @@ def _pair_is_clear(timed):
 
 @probe("time_doubling", trusted=True)
 def time_doubling(_):
-    """Best-of-3 times on shallow DAGs of n, 2n, 4n nodes, then (unless that pair is clearly linear, a student's
-    run: `_clearly_linear`; the reference's runs always measure it, for the derivatives) the largest pair measured
-    again on other graphs;
+    """Best times (of 2 or 3 runs: `_best_time`) on shallow DAGs of n, 2n, 4n nodes, then (unless that pair is
+    clearly linear, a student's run: `_clearly_linear`; the reference's runs always measure it, for the
+    derivatives) the largest pair measured again on other graphs;
     while that pair's ratio is near the bound (NEAR_BOUND) and its growth over the grader's linear pass's does
     not already tell linear from quadratic work (LINEAR_GROWTH, QUADRATIC_GROWTH), up to MORE_ROUNDS more rounds
     of it (the same graphs built anew: round r repeats the first rows' graphs when r is even, the again rows'
