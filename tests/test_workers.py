@@ -70,3 +70,23 @@ def test_a_worker_dies_with_the_command_that_started_it(tmp_path):
 def test_without_it_the_worker_outlives_the_command(tmp_path):
     """The control: the same worker without `die_with_parent` is still running (what the test above rules out)."""
     assert _worker_after_the_command_is_killed(tmp_path, "None", wait=1)
+
+
+def test_a_stopped_similarity_pool_kills_its_busy_workers_at_once():
+    """What an interrupted screening (Ctrl-C) or one whose worker failed does with the others (`similarity._stop`):
+    no wait for the shares still running (a second Ctrl-C during that wait left the process hanging at exit)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from graders import similarity
+
+    pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))
+    busy = [pool.submit(time.sleep, 60) for _ in range(2)]
+    while len(pool._processes) < 2 or not all(f.running() for f in busy):
+        time.sleep(0.01)
+    workers = list(pool._processes)
+    started = time.monotonic()
+    similarity._stop(pool)
+    while any(_alive(pid) for pid in workers) and time.monotonic() - started < 10:
+        time.sleep(0.05)
+    assert not [pid for pid in workers if _alive(pid)] and time.monotonic() - started < 5

@@ -40,6 +40,8 @@ import io
 import json
 import multiprocessing
 import os
+import signal
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -47,7 +49,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
-from typing import List, Optional, Sequence, Set, Tuple
+from typing import List, Optional, Sequence, Set
 
 from ..faults import inject
 from ..safetext import csv_cell, one_line
@@ -130,22 +132,23 @@ SHARES_PER_WORKER = 4
 
 
 def fingerprint_class(entries: Sequence[Entry], wanted: Sequence[str], settings: Settings, excluded: Set[int],
-                      jobs: Optional[int] = None) -> Tuple[List[Document], str]:
-    """Every entry's document, in the entries' order, and a note when the workers failed ('' otherwise).
+                      jobs: Optional[int] = None) -> List[Document]:
+    """Every entry's document, in the entries' order.
 
     A document depends on its submission alone (the unit cache is keyed by a unit's whole text), so how the class
     is shared out changes nothing. A class of PARALLEL_FROM or more, with two jobs or more, is fingerprinted by
     spawned worker processes (no fork of a process that runs threads), each killed when this process dies; when
-    a worker fails or cannot start, the whole class is fingerprinted again here, serially, and the note says so."""
+    a worker fails or cannot start, the whole class is fingerprinted again here, serially (the same result, later),
+    and a line on stderr says so."""
     jobs = jobs or _cores()
     if jobs < 2 or len(entries) < PARALLEL_FROM:
-        return fingerprint_serially(entries, wanted, settings, excluded), ""
+        return fingerprint_serially(entries, wanted, settings, excluded)
     try:
-        return _fingerprint_in_workers(entries, wanted, settings, excluded, jobs), ""
+        return _fingerprint_in_workers(entries, wanted, settings, excluded, jobs)
     except (BrokenProcessPool, OSError, EOFError) as exc:
-        note = one_line(f"the similarity workers failed ({type(exc).__name__}: {exc}): fingerprinted in one "
-                        "process instead")
-        return fingerprint_serially(entries, wanted, settings, excluded), note
+        print(f"autograde: the similarity workers failed ({one_line(f'{type(exc).__name__}: {exc}')}): "
+              "fingerprinting in one process instead", file=sys.stderr)
+        return fingerprint_serially(entries, wanted, settings, excluded)
 
 
 def fingerprint_serially(entries: Sequence[Entry], wanted: Sequence[str], settings: Settings,
@@ -165,10 +168,23 @@ def _fingerprint_in_workers(entries: Sequence[Entry], wanted: Sequence[str], set
     count = max(1, min(jobs * SHARES_PER_WORKER, len(entries)))
     size = -(-len(entries) // count)
     shares = [list(entries[i:i + size]) for i in range(0, len(entries), size)]
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_start_worker,
-                             initargs=(os.getpid(), list(wanted), settings, excluded)) as pool:
-        return [document for share in pool.map(_fingerprint_share, shares) for document in share]
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_start_worker, initargs=(os.getpid(), list(wanted), settings, excluded))
+    try:
+        done = list(pool.map(_fingerprint_share, shares))
+    except BaseException:  # a worker lost, or this process interrupted (Ctrl-C): no waiting for the other shares
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
+    return [document for share in done for document in share]
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Kill the pool's workers now and let the pool go: an interrupted screening, or one whose worker failed, must
+    not wait for the shares still running (a second Ctrl-C during that wait left the process hanging at exit)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):  # the pool's own: no public handle
+        process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 #: what every share of a worker is fingerprinted with (set once, when the worker starts)
@@ -179,6 +195,7 @@ def _start_worker(parent: int, wanted: List[str], settings: Settings, excluded: 
     """A worker's start: killed when `parent` dies (PR_SET_PDEATHSIG, as batch's workers are), and given what
     every share needs."""
     die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole process group: the parent stops workers
     inject("similarity-worker")
     _WORKER.update(wanted=wanted, settings=settings, excluded=excluded, caches=Caches())
 
@@ -209,10 +226,8 @@ def screen_class(submissions_dir: Path, out_dir: Optional[Path] = None, bases: S
     given = given_code(chosen, bases)
     notes.extend(given.notes)
     excluded = excluded_kgrams(given.sources, settings, notes)
-    documents, how = fingerprint_class(entries, wanted, settings, excluded, jobs)
+    documents = fingerprint_class(entries, wanted, settings, excluded, jobs)
     notes.extend(note for document in documents for note in document.notes)
-    if how:
-        notes.append(how)
     pairs, common = score_class(documents, settings)
     return ClassSimilarity(
         documents=documents, pairs=pairs, common=common, settings=settings, notes=notes,
