@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+from contextlib import contextmanager
+from typing import Iterator
 
 
 def die_with_parent(parent: int) -> None:
@@ -18,3 +20,19 @@ def die_with_parent(parent: int) -> None:
         pass
     if os.getppid() != parent:
         os._exit(1)
+
+
+@contextmanager
+def safe_path_children() -> Iterator[None]:
+    """Python processes started inside this block (spawned workers) do not put their current folder first on
+    `sys.path` (PYTHONSAFEPATH): a `selectors.py` or `queue.py` in the folder a TA runs the command from is not
+    run by them as the standard library's. Restored after."""
+    before = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONSAFEPATH", None)
+        else:
+            os.environ["PYTHONSAFEPATH"] = before

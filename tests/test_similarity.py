@@ -86,6 +86,7 @@ def test_workers_fingerprint_the_class_exactly_as_one_process(class_dir, screene
     taken = []
     in_workers = similarity._fingerprint_in_workers
     monkeypatch.setattr(similarity, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(similarity, "_cores", lambda: 2)
     monkeypatch.setattr(similarity, "_fingerprint_in_workers", lambda *a: taken.append(a[-1]) or in_workers(*a))
     parallel = screen_class(class_dir, jobs=2)
     assert taken == [2]
@@ -96,12 +97,32 @@ def test_workers_fingerprint_the_class_exactly_as_one_process(class_dir, screene
 def test_workers_that_cannot_start_leave_the_class_to_one_process(class_dir, screened, monkeypatch, capsys):
     """The same result, later, and a line on stderr (no note among the skipped files: none was)."""
     monkeypatch.setattr(similarity, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(similarity, "_cores", lambda: 2)
     monkeypatch.setenv(INJECT_ENV, "similarity-worker")
     fallback = screen_class(class_dir, jobs=2)
     assert fallback.documents == screened.documents and _pairs(fallback) == _pairs(screened)
     assert fallback.notes == screened.notes
     said = capsys.readouterr().err
     assert "autograde: the similarity workers failed (BrokenProcessPool" in said and "one process instead" in said
+
+
+def test_workers_run_nothing_from_the_folder_the_command_runs_in(class_dir, screened, monkeypatch, tmp_path):
+    """A spawned worker (and the pool's resource tracker) starts with `python -c`, which puts the current folder
+    first on its path: a `selectors.py` there (the standard library's name, which they import) would run in them.
+    They start without it (and at most one worker per core: asked for 48, two run here)."""
+    folder = tmp_path / "where_the_ta_is"
+    folder.mkdir()
+    marker = tmp_path / "ran"
+    (folder / "selectors.py").write_text(f"open({str(marker)!r}, 'w').close()\nraise ImportError('not the stdlib')\n")
+    monkeypatch.chdir(folder)
+    monkeypatch.setattr(similarity, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(similarity, "_cores", lambda: 2)
+    taken = []
+    in_workers = similarity._fingerprint_in_workers
+    monkeypatch.setattr(similarity, "_fingerprint_in_workers", lambda *a: taken.append(a[-1]) or in_workers(*a))
+    result = screen_class(class_dir, jobs=48)
+    assert not marker.exists() and taken == [2]
+    assert result.documents == screened.documents and _pairs(result) == _pairs(screened)
 
 
 def test_starter_code_alone_scores_zero_against_everything(screened):

@@ -79,14 +79,21 @@ def test_a_stopped_similarity_pool_kills_its_busy_workers_at_once():
     from concurrent.futures import ProcessPoolExecutor
 
     from graders import similarity
+    from graders.workers import die_with_parent
 
-    pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=die_with_parent,
+                               initargs=(os.getpid(),))
     busy = [pool.submit(time.sleep, 60) for _ in range(2)]
     while len(pool._processes) < 2 or not all(f.running() for f in busy):
         time.sleep(0.01)
     workers = list(pool._processes)
     started = time.monotonic()
-    similarity._stop(pool)
-    while any(_alive(pid) for pid in workers) and time.monotonic() - started < 10:
-        time.sleep(0.05)
-    assert not [pid for pid in workers if _alive(pid)] and time.monotonic() - started < 5
+    try:
+        similarity._stop(pool)
+        while any(_alive(pid) for pid in workers) and time.monotonic() - started < 10:
+            time.sleep(0.05)
+        assert not [pid for pid in workers if _alive(pid)] and time.monotonic() - started < 5
+    finally:
+        for pid in workers:  # a failure here leaves nothing running
+            if _alive(pid):
+                os.kill(pid, 9)

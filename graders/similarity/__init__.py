@@ -54,7 +54,7 @@ from typing import List, Optional, Sequence, Set
 from ..faults import inject
 from ..safetext import csv_cell, one_line
 from ..submissions import Entry
-from ..workers import die_with_parent
+from ..workers import die_with_parent, safe_path_children
 from ..workspace import workspace_dir
 from .collect import class_entries, contract_files, given_code, read_student
 from .fingerprints import all_kgrams
@@ -136,11 +136,12 @@ def fingerprint_class(entries: Sequence[Entry], wanted: Sequence[str], settings:
     """Every entry's document, in the entries' order.
 
     A document depends on its submission alone (the unit cache is keyed by a unit's whole text), so how the class
-    is shared out changes nothing. A class of PARALLEL_FROM or more, with two jobs or more, is fingerprinted by
-    spawned worker processes (no fork of a process that runs threads), each killed when this process dies; when
+    is shared out changes nothing. A class of PARALLEL_FROM or more, with two jobs or more (at most one per core),
+    is fingerprinted by spawned worker processes (no fork of a process that runs threads), each killed when this
+    process dies and started without the current folder on its path (`safe_path_children`); when
     a worker fails or cannot start, the whole class is fingerprinted again here, serially (the same result, later),
     and a line on stderr says so."""
-    jobs = jobs or _cores()
+    jobs = min(jobs or _cores(), _cores())  # more workers than cores only cost memory
     if jobs < 2 or len(entries) < PARALLEL_FROM:
         return fingerprint_serially(entries, wanted, settings, excluded)
     try:
@@ -168,10 +169,13 @@ def _fingerprint_in_workers(entries: Sequence[Entry], wanted: Sequence[str], set
     count = max(1, min(jobs * SHARES_PER_WORKER, len(entries)))
     size = -(-len(entries) // count)
     shares = [list(entries[i:i + size]) for i in range(0, len(entries), size)]
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_start_worker, initargs=(os.getpid(), list(wanted), settings, excluded))
+    with safe_path_children():  # the pool's resource tracker starts here, its workers while map submits the shares
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_start_worker, initargs=(os.getpid(), list(wanted), settings, excluded))
     try:
-        done = list(pool.map(_fingerprint_share, shares))
+        with safe_path_children():
+            results = pool.map(_fingerprint_share, shares)
+        done = list(results)
     except BaseException:  # a worker lost, or this process interrupted (Ctrl-C): no waiting for the other shares
         _stop(pool)
         raise
