@@ -44,7 +44,6 @@ import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -146,7 +145,8 @@ def fingerprint_class(entries: Sequence[Entry], wanted: Sequence[str], settings:
         return fingerprint_serially(entries, wanted, settings, excluded)
     try:
         return _fingerprint_in_workers(entries, wanted, settings, excluded, jobs)
-    except (BrokenProcessPool, OSError, EOFError) as exc:
+    except Exception as exc:  # a lost worker (BrokenProcessPool), no process or semaphore to be had, a result that
+        # would not cross back: one process gives the same documents
         print(f"autograde: the similarity workers failed ({one_line(f'{type(exc).__name__}: {exc}')}): "
               "fingerprinting in one process instead", file=sys.stderr)
         return fingerprint_serially(entries, wanted, settings, excluded)
