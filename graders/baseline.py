@@ -27,6 +27,7 @@ from .probe import ChildConfig, run_child
 from .results import DEFAULT_SEED, ChildRun, ProbeOutcome
 from .runlog import note_run
 from .spec import ProblemSpec, problem_module
+from .workers import cores
 
 
 def limits_for(problem: ProblemSpec, tighter: Optional[Dict[str, float]] = None) -> Limits:
@@ -218,17 +219,13 @@ def mutant_run(problem: ProblemSpec, path: Path, seed: int = DEFAULT_SEED) -> Tu
     return path.stem, misconception_of(path), run
 
 
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
 def mutant_runs(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> List[Tuple[str, str, ChildRun]]:
     """(mutant name, misconception id, run) for every instructor mutant of the problem, the missing runs built at
     once, one child per core."""
     mutants = mutant_files(problem)
     if not mutants:
         return []
-    with ThreadPoolExecutor(max_workers=max(1, min(_cores(), len(mutants)))) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, min(cores(), len(mutants)))) as pool:
         return [future.result() for future in [pool.submit(mutant_run, problem, path, seed) for path in mutants]]
 
 

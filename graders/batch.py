@@ -41,7 +41,7 @@ from .safetext import one_line, printable
 from .score import failed_problem
 from .submissions import BatchUsageError, Entry, discover
 from .version import grader_version
-from .workers import die_with_parent, safe_path_children
+from .workers import cores, die_with_parent, safe_path_children
 from .workspace import workspace_dir
 
 RESULT_FILES = ("junit.xml", "results.json", "report.html")
@@ -134,10 +134,7 @@ def current_grader_version() -> str:
 
 
 def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
+    return cores()
 
 
 # --------------------------------------------------------------------- planning

@@ -1,4 +1,6 @@
-"""Worker processes a grader command starts (batch's graders, similarity's fingerprinters) end with it."""
+"""Worker processes a grader command starts (batch's graders, similarity's fingerprinters): how many cores there
+are for them (the mutants' runs count them too), that they end with the command, and that they start without its
+folder on their path."""
 
 from __future__ import annotations
 
@@ -6,6 +8,14 @@ import os
 import signal
 from contextlib import contextmanager
 from typing import Iterator
+
+
+def cores() -> int:
+    """The CPU cores this process may run on (its affinity; the machine's count where that is unknown)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def die_with_parent(parent: int) -> None:

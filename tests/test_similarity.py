@@ -86,7 +86,7 @@ def test_workers_fingerprint_the_class_exactly_as_one_process(class_dir, screene
     taken = []
     in_workers = similarity._fingerprint_in_workers
     monkeypatch.setattr(similarity, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(similarity, "_cores", lambda: 2)
+    monkeypatch.setattr(similarity, "cores", lambda: 2)
     monkeypatch.setattr(similarity, "_fingerprint_in_workers", lambda *a: taken.append(a[-1]) or in_workers(*a))
     parallel = screen_class(class_dir, jobs=2)
     assert taken == [2]
@@ -97,7 +97,7 @@ def test_workers_fingerprint_the_class_exactly_as_one_process(class_dir, screene
 def test_workers_that_cannot_start_leave_the_class_to_one_process(class_dir, screened, monkeypatch, capsys):
     """The same result, later, and a line on stderr (no note among the skipped files: none was)."""
     monkeypatch.setattr(similarity, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(similarity, "_cores", lambda: 2)
+    monkeypatch.setattr(similarity, "cores", lambda: 2)
     monkeypatch.setenv(INJECT_ENV, "similarity-worker")
     fallback = screen_class(class_dir, jobs=2)
     assert fallback.documents == screened.documents and _pairs(fallback) == _pairs(screened)
@@ -116,7 +116,7 @@ def test_workers_run_nothing_from_the_folder_the_command_runs_in(class_dir, scre
     (folder / "selectors.py").write_text(f"open({str(marker)!r}, 'w').close()\nraise ImportError('not the stdlib')\n")
     monkeypatch.chdir(folder)
     monkeypatch.setattr(similarity, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(similarity, "_cores", lambda: 2)
+    monkeypatch.setattr(similarity, "cores", lambda: 2)
     taken = []
     in_workers = similarity._fingerprint_in_workers
     monkeypatch.setattr(similarity, "_fingerprint_in_workers", lambda *a: taken.append(a[-1]) or in_workers(*a))

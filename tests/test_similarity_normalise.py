@@ -7,6 +7,7 @@ annotated and augmented stores, stores whose value may have an effect)."""
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from pathlib import Path
 from typing import List, Set
 
@@ -87,8 +88,9 @@ def _oracle(tree: ast.Module) -> Set[str]:
     for _ in range(3):
         changed = False
         for fn in functions:
-            changed |= nm._drop_dead(nm._blocks(fn, stop_at_functions=True), set(nm._load_counts(fn)))
-        changed |= nm._drop_dead(nm._blocks(tree, stop_at_functions=True), set(nm._load_counts(tree)), dropped)
+            changed |= nm._drop_dead(nm._blocks(fn, stop_at_functions=True), set(nm._load_counts(fn)), Counter())
+        changed |= nm._drop_dead(nm._blocks(tree, stop_at_functions=True), set(nm._load_counts(tree)), Counter(),
+                                  dropped)
         if not changed:
             break
     return dropped

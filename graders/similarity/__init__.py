@@ -53,7 +53,7 @@ from typing import List, Optional, Sequence, Set
 from ..faults import inject
 from ..safetext import csv_cell, one_line
 from ..submissions import Entry
-from ..workers import die_with_parent, safe_path_children
+from ..workers import cores, die_with_parent, safe_path_children
 from ..workspace import workspace_dir
 from .collect import class_entries, contract_files, given_code, read_student
 from .fingerprints import all_kgrams
@@ -140,7 +140,7 @@ def fingerprint_class(entries: Sequence[Entry], wanted: Sequence[str], settings:
     process dies and started without the current folder on its path (`safe_path_children`); when
     a worker fails or cannot start, the whole class is fingerprinted again here, serially (the same result, later),
     and a line on stderr says so."""
-    jobs = min(jobs or _cores(), _cores())  # more workers than cores only cost memory
+    jobs = min(jobs or cores(), cores())  # more workers than cores only cost memory
     if jobs < 2 or len(entries) < PARALLEL_FROM:
         return fingerprint_serially(entries, wanted, settings, excluded)
     try:
@@ -160,25 +160,19 @@ def fingerprint_serially(entries: Sequence[Entry], wanted: Sequence[str], settin
         return [fingerprint_entry(entry, wanted, scratch, settings, excluded, caches) for entry in entries]
 
 
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
 def _fingerprint_in_workers(entries: Sequence[Entry], wanted: Sequence[str], settings: Settings,
                             excluded: Set[int], jobs: int) -> List[Document]:
     count = max(1, min(jobs * SHARES_PER_WORKER, len(entries)))
     size = -(-len(entries) // count)
     shares = [list(entries[i:i + size]) for i in range(0, len(entries), size)]
-    with safe_path_children():  # the pool's resource tracker starts here, its workers while map submits the shares
+    with safe_path_children():  # the pool's resource tracker starts with it, its workers while map submits the shares
         pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_start_worker, initargs=(os.getpid(), list(wanted), settings, excluded))
-    try:
-        with safe_path_children():
-            results = pool.map(_fingerprint_share, shares)
-        done = list(results)
-    except BaseException:  # a worker lost, or this process interrupted (Ctrl-C): no waiting for the other shares
-        _stop(pool)
-        raise
+        try:
+            done = list(pool.map(_fingerprint_share, shares))
+        except BaseException:  # a worker lost, or this process interrupted (Ctrl-C): no waiting for the other shares
+            _stop(pool)
+            raise
     pool.shutdown(wait=True)
     return [document for share in done for document in share]
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from typing import Callable, Container, Dict, List, Optional, Sequence, Set, Tuple, Type
+from typing import Callable, Container, Dict, List, Optional, Sequence, Set, Tuple
 from typing import Counter as TallyCounter
 
 #: simple statements that take part in canonical ordering
@@ -33,27 +33,14 @@ MAX_RUN = 40
 EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Delete, ast.Global, ast.Nonlocal)
 
 
-#: fields that never hold a syntax node, whatever the node (identifiers, numbers, flags, the expression context)
-NEVER_NODES = frozenset({"ctx", "id", "arg", "attr", "name", "asname", "module", "level", "kind", "type_comment",
-                         "conversion", "is_async"})
-#: node type -> the fields `_children` reads: its `_fields` but NEVER_NODES (and a Constant's value)
-_NODE_FIELDS: Dict[type, Tuple[str, ...]] = {}
-
-
-def _node_fields(cls: Type[ast.AST]) -> Tuple[str, ...]:
-    fields = _NODE_FIELDS.get(cls)
-    if fields is None:
-        fields = _NODE_FIELDS[cls] = tuple(name for name in cls._fields if name not in NEVER_NODES
-                                           and not (cls is ast.Constant and name == "value"))
-    return fields
-
-
 def _children(node: ast.AST) -> List[ast.AST]:
     """`node`'s child nodes in `ast.iter_child_nodes`' order but the expression context (Load/Store/Del: a shared
-    marker, read through its node, never walked), read from the fields that may hold one (`_node_fields`: the
-    walks below are most of similarity screening's time)."""
+    marker, read through its node, never walked), read from `_fields` directly (the walks below are most of
+    similarity screening's time)."""
     found: List[ast.AST] = []
-    for name in _NODE_FIELDS.get(type(node)) or _node_fields(type(node)):
+    for name in node._fields:
+        if name == "ctx":
+            continue
         value = getattr(node, name, None)
         if isinstance(value, ast.AST):
             found.append(value)
@@ -290,8 +277,8 @@ def _blocks(root: ast.AST, stop_at_functions: bool) -> List[List[ast.stmt]]:
     return found
 
 
-def _drop_dead(blocks: Sequence[List[ast.stmt]], read: Container[str], dropped: Optional[Set[str]] = None,
-               removed: Optional[TallyCounter[str]] = None) -> bool:
+def _drop_dead(blocks: Sequence[List[ast.stmt]], read: Container[str], removed: TallyCounter[str],
+               dropped: Optional[Set[str]] = None) -> bool:
     """Drop the dead stores of `blocks` (a name not in `read`) and the bare literals and names; the names the
     dropped code read are added to `removed` (a store whose value may have an effect stays as that value)."""
     changed = False
@@ -304,19 +291,16 @@ def _drop_dead(blocks: Sequence[List[ast.stmt]], read: Container[str], dropped: 
                 changed = True
                 if dropped is not None:
                     dropped.add(name)
-                gone = _load_counts(stmt) if removed is not None else None
+                gone = _load_counts(stmt)
                 if value is not None and not _pure(value):
                     kept.append(ast.copy_location(ast.Expr(value), stmt))
-                    if gone is not None:
-                        gone.subtract(_load_counts(value))
-                if gone is not None and removed is not None:
-                    removed.update(+gone)
+                    gone.subtract(_load_counts(value))
+                removed.update(+gone)
                 continue
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, (ast.Constant, ast.Name)) \
                     and not (isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)):
                 changed = True
-                if removed is not None:
-                    removed.update(_load_counts(stmt))
+                removed.update(_load_counts(stmt))
                 continue  # `1`, `None`, `x` alone do nothing (docstrings are the fingerprinter's to drop)
             kept.append(stmt)
         if len(kept) != len(block):
@@ -370,7 +354,7 @@ def _remove_dead_stores(tree: ast.Module) -> Set[str]:
             if id(fn) not in dirty:
                 continue
             removed: TallyCounter[str] = Counter()
-            if _drop_dead(_blocks(fn, stop_at_functions=True), loads[id(fn)], removed=removed):
+            if _drop_dead(_blocks(fn, stop_at_functions=True), loads[id(fn)], removed):
                 changed = True
                 touched.add(id(fn))
                 touched.update(enclosing[id(fn)])
@@ -378,7 +362,7 @@ def _remove_dead_stores(tree: ast.Module) -> Set[str]:
                     _forget(loads[scope], removed)
                 _forget(everywhere, removed)
         removed = Counter()
-        changed |= _drop_dead(_blocks(tree, stop_at_functions=True), everywhere, dropped, removed)
+        changed |= _drop_dead(_blocks(tree, stop_at_functions=True), everywhere, removed, dropped)
         _forget(everywhere, removed)
         if not changed:
             break
