@@ -8,7 +8,9 @@ a work budget stops the call however the student's code catches it.
 
 from __future__ import annotations
 
+import math
 import os
+import random
 import sys
 from pathlib import Path
 
@@ -97,6 +99,16 @@ class Functions:
     def generator(variable):
         while True:
             yield variable
+
+    @staticmethod
+    def describe(items):
+        """What the student's process sees of each item: its class's name, and of a node its id, kind and parents."""
+        seen = []
+        for item in items:
+            node = hasattr(item, "unique_id")
+            seen.append([type(item).__name__, item.unique_id if node else None,
+                         [item.is_leaf(), item.is_constant(), [p.unique_id for p in item.parents]] if node else None])
+        return seen
 
     @staticmethod
     def read_twice(variable, name):
@@ -282,6 +294,30 @@ def test_objects_the_trusted_side_hands_over_are_one_proxy_each(student):
     b = graph.op([a, a], [1.0, 2.0])
     order = call(student, "order", b)
     assert order == [b, a]  # identities come back: the proxies were one per object
+
+
+def test_one_message_handing_over_objects_of_several_classes_gives_each_its_own_proxy(student):
+    """Objects of one class cross as one entry, in columns (a chain's nodes); a message that hands over nodes of two
+    classes (whose parents are each other's), a constant, another object and a class itself gives every proxy its own
+    values, and a backward pass over them lands the trusted derivatives."""
+    chain_graph, x, out = chain(5, Counter(), random.Random(3))
+    graph = Graph(Counter(), id_start=5000)  # ids apart from the chain's
+    a, k = graph.leaf(), graph.constant()
+    b = graph.op([a, out, k], [1.0, 2.0, 3.0])  # a Node whose parents are a Node, a ChainNode and a constant
+    items = [b, out, Flaky(bad=False), x, _graphs.NodeFunction, a]
+
+    def seen_here(item):
+        if isinstance(item, type):
+            return [item.__name__, None, None]
+        if not hasattr(item, "unique_id"):
+            return [type(item).__name__, None, None]
+        return [type(item).__name__, item.unique_id, [item.is_leaf(), item.is_constant(), [p.unique_id for p in item.parents]]]
+
+    assert call(student, "describe", items) == [seen_here(i) for i in items]
+    call(student, "backpropagate", b, 1.0)
+    weights = [node._weights[0] for node in chain_graph.nodes[1:]]
+    assert a.derivative == 1.0 and k.derivative is None
+    assert x.derivative == pytest.approx(2.0 * math.prod(weights), rel=1e-12)
 
 
 class Flaky:

@@ -209,9 +209,6 @@ def _plain_value(value: Any, depth: int, reference: Callable[[Any], Any]) -> Any
         return value
     if t is float:
         return value if value - value == 0 else {"f": repr(value)}
-    number = _number(value)  # subclasses of the numbers, NumPy's scalars
-    if number is not NotImplemented:
-        return number
     if t is list:  # a graph's weights: plain finite numbers kept as they are, without a call each
         return [v if type(v) in _EXACT_NUMBERS and v - v == 0 else _plain_value(v, depth + 1, reference)
                 for v in value]
@@ -220,6 +217,9 @@ def _plain_value(value: Any, depth: int, reference: Callable[[Any], Any]) -> Any
     if t is dict:
         return {"d": [[_plain_value(k, depth + 1, reference), _plain_value(v, depth + 1, reference)]
                       for k, v in value.items()]}
+    number = _number(value)  # subclasses of the numbers, NumPy's scalars
+    if number is not NotImplemented:
+        return number
     numpy = sys.modules.get("numpy")
     if numpy is not None and t is numpy.ndarray and value.dtype.kind in "biuf":
         # its bytes, not its numbers: exact, NaN and infinities included, and no JSON number per element
@@ -230,6 +230,8 @@ def _plain_value(value: Any, depth: int, reference: Callable[[Any], Any]) -> Any
 
 #: the JSON values that are themselves
 _PLAIN = (bool, int, float, str)
+#: the values `_plain_value` sends as they are, whatever their value (a float may be NaN: not one of them)
+_SELF_SENT = frozenset((type(None), bool, int, str))
 
 
 def _load_value(data: Any, depth: int, resolve: Callable[[Dict[str, Any]], Any]) -> Any:
@@ -453,11 +455,15 @@ class StudentProcess:
 
     def _describe_pending(self) -> List[Dict[str, Any]]:
         """Descriptions of the objects handed over since the last message (their static values may hand over
-        more: a worklist, never a recursion). An instance's entry names its class by number; the first entry of
-        a class also carries what is the same for all of its objects (name, methods, callable, linear method).
-        Classes first described here are taken as described only once every entry is made: a description that
-        fails drops the whole message, the entries that named their classes with it."""
+        more: a worklist, never a recursion). The instances of one class are described together, in columns: one
+        entry with their numbers (`"r": [...]`) and, per static value and pure method, the list of theirs in the
+        same order (a chain of 10,000 nodes is one entry, not 10,000 objects of JSON). An entry names its class by
+        number; the first entry of a class also carries what is the same for all of its objects (name, methods,
+        callable, linear method). A class handed over itself is an entry of its own (`"r"` one number). Classes
+        first described here are taken as described only once every entry is made: a description that fails
+        drops the whole message, the entries that named their classes with it."""
         described: List[Dict[str, Any]] = []
+        batches: Dict[type, Tuple[Dict[str, Any], Exposure]] = {}
         fresh: Dict[type, int] = {}
         while self._pending:
             obj = self._pending.pop()
@@ -465,23 +471,38 @@ class StudentProcess:
             if isinstance(obj, type):
                 described.append({"r": number, "n": getattr(obj, "__name__", "object"), "call": callable(obj)})
                 continue
-            shown = exposure(obj)
-            entry: Dict[str, Any] = {"r": number, "c": self.classes.get(type(obj), fresh.get(type(obj)))}
-            if entry["c"] is None:  # the class's first object
-                fresh[type(obj)] = len(self.classes) + len(fresh) + 1
-                entry.update(c=fresh[type(obj)], n=getattr(type(obj), "__name__", "object"),
-                             call=callable(obj), k=_methods(type(obj)))
-                if shown.linear is not None:
-                    entry["lin"] = list(shown.linear)
-                if shown.kept:
-                    entry["kp"] = list(shown.kept)
-            if shown.static:
-                entry["s"] = {name: self.export(getattr(obj, name)) for name in shown.static}
-            if shown.pure:
-                entry["p"] = {name: self.export(getattr(obj, name)()) for name in shown.pure}
-            described.append(entry)
+            found = batches.get(type(obj))
+            if found is None:
+                found = batches[type(obj)] = self._batch(obj, fresh)
+                described.append(found[0])
+            batch, shown = found
+            batch["r"].append(number)
+            for name in shown.static:
+                value = getattr(obj, name)
+                batch["s"][name].append(value if type(value) in _SELF_SENT else self.export(value))
+            for name in shown.pure:
+                value = getattr(obj, name)()
+                batch["p"][name].append(value if type(value) in _SELF_SENT else self.export(value))
         self.classes.update(fresh)
         return described
+
+    def _batch(self, first: Any, fresh: Dict[type, int]) -> Tuple[Dict[str, Any], Exposure]:
+        """The entry, still empty, of the instances of `first`'s class in one message (with the class's own
+        description the first time it is handed over), and their exposure."""
+        kind, shown = type(first), exposure(first)
+        entry: Dict[str, Any] = {"r": [], "c": self.classes.get(kind)}  # one entry per class and message
+        if entry["c"] is None:  # the class's first objects
+            fresh[kind] = len(self.classes) + len(fresh) + 1
+            entry.update(c=fresh[kind], n=getattr(kind, "__name__", "object"), call=callable(first), k=_methods(kind))
+            if shown.linear is not None:
+                entry["lin"] = list(shown.linear)
+            if shown.kept:
+                entry["kp"] = list(shown.kept)
+        if shown.static:
+            entry["s"] = {name: [] for name in shown.static}
+        if shown.pure:
+            entry["p"] = {name: [] for name in shown.pure}
+        return entry, shown
 
     def load(self, data: Any) -> Any:
         return _load_value(data, 0, self._resolve)
@@ -758,29 +779,39 @@ class TrustedObjects:
         return proxy
 
     def introduce(self, message: Dict[str, Any]) -> None:
-        """Make the proxies a message's "new" list describes (all first: their static values refer to each other)."""
+        """Make the proxies a message's "new" list describes (all first: their static values refer to each other).
+        An entry describes one object (`"r"` its number: a class handed over) or the objects of one class in
+        columns (`"r"` their numbers, each static value and pure method's result a list in that order)."""
         new = message.get("new")
         if not isinstance(new, list):
             return
         made = []
         for entry in new:
-            number = entry.get("r")
+            numbers = entry.get("r")
             kind = self._class_of(entry)
-            proxy: Proxy = object.__new__(kind.proxy)
-            object.__setattr__(proxy, "_remote", self)
-            object.__setattr__(proxy, "_number", number)
-            object.__setattr__(proxy, "_methods", kind.methods)
-            object.__setattr__(proxy, "_kept", kind.kept)
-            self.proxies[number] = proxy
-            made.append((proxy, entry, kind.linear))
+            proxies = []
+            for number in numbers if type(numbers) is list else [numbers]:
+                proxy: Proxy = object.__new__(kind.proxy)
+                object.__setattr__(proxy, "_remote", self)
+                object.__setattr__(proxy, "_number", number)
+                object.__setattr__(proxy, "_methods", kind.methods)
+                object.__setattr__(proxy, "_kept", kind.kept)
+                self.proxies[number] = proxy
+                proxies.append(proxy)
+            made.append((entry, kind.linear, proxies))
         load = self.load
-        for proxy, entry, linear in made:
-            static = {k: v if v is None or type(v) in _PLAIN else load(v) for k, v in (entry.get("s") or {}).items()}
-            for name, value in (entry.get("p") or {}).items():
-                static[name] = _CONSTANTS[value] if type(value) is bool else _constant(load(value))
-            if linear is not None:
-                static[linear[0]] = _linear(static.get(linear[1]) or [], static.get(linear[2]) or [])
-            object.__setattr__(proxy, "_static", static)
+        for entry, linear, proxies in made:
+            statics: List[Dict[str, Any]] = [{} for _ in proxies]
+            for name, column in (entry.get("s") or {}).items():
+                for static, v in zip(statics, column):
+                    static[name] = v if v is None or type(v) in _PLAIN else load(v)
+            for name, column in (entry.get("p") or {}).items():
+                for static, v in zip(statics, column):
+                    static[name] = _CONSTANTS[v] if type(v) is bool else _constant(load(v))
+            for proxy, static in zip(proxies, statics):
+                if linear is not None:
+                    static[linear[0]] = _linear(static.get(linear[1]) or [], static.get(linear[2]) or [])
+                object.__setattr__(proxy, "_static", static)
 
     def _class_of(self, entry: Dict[str, Any]) -> _ProxyClass:
         """What the proxies of an entry's class share: described in the class's first entry, named by number in
