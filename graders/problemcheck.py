@@ -14,8 +14,8 @@ from typing import List, Optional
 from . import paths
 from .grade import GradeOptions, grade_submission
 from .offering import grading_offering
-from .problemlint import Finding, catalogue_ids, check_folder, offerings_findings
-from .spec import ProblemSpec, load_problems
+from .problemlint import Finding, catalogue_ids, check_folder, offerings_findings, probe_findings
+from .spec import CourseVisibility, ProblemSpec, load_problem, load_problems
 
 
 def _grading_findings(problem: ProblemSpec) -> List[Finding]:
@@ -58,8 +58,13 @@ def check_problems(root: Optional[Path] = None, grade: bool = True) -> List[Find
     if not folders:
         return [Finding(root, "no problem folder (a folder with problem.toml)")]
     found: List[Finding] = []
+    clean: List[ProblemSpec] = []
     for folder in folders:
-        found += check_folder(folder, catalogue, paths.REFERENCE)
+        static = check_folder(folder, catalogue, paths.REFERENCE)
+        found += static
+        if not static:
+            clean.append(load_problem(folder, CourseVisibility()))
+    found += probe_findings(clean)  # one child for every problem's probes
     found += offerings_findings(root)
     if grade and not found and root.resolve() == paths.PROBLEMS.resolve():
         for problem in load_problems(root):

@@ -9,7 +9,8 @@ the file with), what offerings.toml says of problems they do not have, judge nam
 judge (`graders.judge`) and no entry of the problem's `judges.py` `JUDGES`, mutants without a `MISCONCEPTION`
 or with one the catalogue (`problems/misconceptions.toml`) does not define, misconception ids a judge names
 that the catalogue lacks, and swap symbols the reference module does not define. Then, in a child process
-that imports the problem's probes with the reference framework, probe ids no probe registers.
+that imports every problem's probes with the reference framework (each in a fork of it), probe ids no probe
+registers.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Iterable, List, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 from . import paths, toml
 from .assemble import probes_source
@@ -155,49 +156,83 @@ def _swap_findings(problem: ProblemSpec, path: Path, text: str, reference: Path)
 # ------------------------------------------------------------------ probes (child process)
 
 
+#: one child for every problem: the harness and the reference framework imported once, then each problem's probes
+#: imported in a fork of it (a problem's imports and registry are its own), its ids or its error written as a line
 LIST_PROBES = """
-import json, sys
+import json, os, sys
 sys.path[:0] = json.loads(sys.argv[1])
 import harness, probekit
-harness.import_probes(harness.compile_probes(json.loads(sys.stdin.read())))
-print("PROBES " + json.dumps(sorted(probekit.PROBES)))
+try:
+    import minitorch  # what most problems' probes import: once, before the forks
+except BaseException:
+    pass
+for name, folder, sources in json.loads(sys.stdin.read()):
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.chdir(folder)
+            harness.import_probes(harness.compile_probes(sources))
+            line = "PROBES " + json.dumps([name, sorted(probekit.PROBES)])
+        except BaseException as exc:
+            line = "FAILED " + json.dumps([name, (type(exc).__name__ + ": " + str(exc))[:500]])
+        os.write(1, (line + "\\n").encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
 """
 
 
-def probe_ids(problem: ProblemSpec) -> Set[str]:
-    """The probe ids `problem`'s probes register, imported in a child with the reference framework, the way
-    the sandboxed harness imports them."""
+def probe_ids(problems: Sequence[ProblemSpec]) -> Dict[str, Union[Set[str], str]]:
+    """{problem id: the probe ids its probes register, or why importing them failed}, for each of `problems` that
+    has probes: imported the way the sandboxed harness imports them, with the reference framework, in one child
+    that forks once per problem (each problem's imports and registry stay its own)."""
     from .probe import CHILD_DIR, probe_sources
 
+    wanted = [(p.id, str(p.folder), probe_sources(p.folder)) for p in problems if probes_source(p.folder)]
+    if not wanted:
+        return {}
     path = [str(paths.REFERENCE), str(CHILD_DIR), str(CHILD_DIR / "compat")]
-    done = subprocess.run([sys.executable, "-c", LIST_PROBES, json.dumps(path)],
-                          input=json.dumps(probe_sources(problem.folder)),
-                          capture_output=True, text=True, timeout=300, cwd=problem.folder)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("PROBES ")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip()
-                           else f"exit code {done.returncode}")
-    return set(json.loads(lines[-1][len("PROBES "):]))
-
-
-def _probe_findings(problem: ProblemSpec, path: Path, text: str) -> List[Finding]:
-    probes = probes_source(problem.folder)
-    if probes is None:
-        return [Finding(problem.folder, "no probes.py nor probes/__init__.py")]
     try:
-        ids = probe_ids(problem)
-    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
-        return [Finding(probes, f"importing the probes failed: {exc}")]
-    return [Finding(path, f"test '{t.id}': probe '{t.probe}' is registered by no @probe in {probes}",
-                    _line_of(text, f'"{t.probe}"'))
-            for t in problem.tests if t.probe not in ids]
+        done = subprocess.run([sys.executable, "-c", LIST_PROBES, json.dumps(path)], input=json.dumps(wanted),
+                              capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return {name: str(exc) for name, _, _ in wanted}
+    found: Dict[str, Union[Set[str], str]] = {}
+    for line in done.stdout.splitlines():
+        kind, _, data = line.partition(" ")
+        if kind in ("PROBES", "FAILED"):
+            name, value = json.loads(data)
+            found[name] = set(value) if kind == "PROBES" else value
+    last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit code {done.returncode}"
+    return {name: found.get(name, f"the import ended its process ({last})") for name, _, _ in wanted}
+
+
+def probe_findings(problems: Sequence[ProblemSpec]) -> List[Finding]:
+    """Each of `problems` without probes, whose probes cannot be imported, or with a test whose probe no @probe
+    registers (`probe_ids`)."""
+    ids = probe_ids(problems)
+    found: List[Finding] = []
+    for problem in problems:
+        probes = probes_source(problem.folder)
+        registered = ids.get(problem.id)
+        if probes is None:
+            found.append(Finding(problem.folder, "no probes.py nor probes/__init__.py"))
+        elif not isinstance(registered, set):
+            found.append(Finding(probes, f"importing the probes failed: {registered}"))
+        else:
+            path = problem.folder / "problem.toml"
+            text = path.read_text(encoding="utf-8")
+            found += [Finding(path, f"test '{t.id}': probe '{t.probe}' is registered by no @probe in {probes}",
+                              _line_of(text, f'"{t.probe}"'))
+                      for t in problem.tests if t.probe not in registered]
+    return found
 
 
 # ------------------------------------------------------------------ the whole check
 
 
-def check_folder(folder: Path, catalogue: Set[str], reference: Path, probes: bool = True) -> List[Finding]:
-    """Every finding about one problem folder (static, then probes)."""
+def check_folder(folder: Path, catalogue: Set[str], reference: Path) -> List[Finding]:
+    """Every static finding about one problem folder (the probes' are `probe_findings`')."""
     path = folder / "problem.toml"
     text = path.read_text(encoding="utf-8")
     try:
@@ -213,8 +248,6 @@ def check_folder(folder: Path, catalogue: Set[str], reference: Path, probes: boo
         return found  # judges.py does not parse: nothing more can be read of it
     found += _misconception_findings(problem, catalogue, folder.parent / "misconceptions.toml")
     found += _swap_findings(problem, path, text, reference)
-    if probes and not found:
-        found += _probe_findings(problem, path, text)
     return found
 
 
@@ -228,4 +261,4 @@ def static_findings(folder: Path) -> Tuple[str, ...]:
         catalogue = catalogue_ids(folder.parent)
     except CatalogueError as exc:
         return (str(exc),)
-    return tuple(str(f) for f in check_folder(folder, catalogue, paths.REFERENCE, probes=False))
+    return tuple(str(f) for f in check_folder(folder, catalogue, paths.REFERENCE))

@@ -61,6 +61,23 @@ def test_one_misspelling_fails_naming_the_file(tmp_path, breakage):
     assert any(str(target) in f and says in f for f in findings), findings
 
 
+def test_probes_that_fail_to_import_are_named_and_hide_no_other_problems_finding(tmp_path):
+    """Every problem's probes are imported in one child, each in a fork of it: probes that raise at import, or end
+    their process, are each named with why; another problem's unregistered probe id is still found."""
+    copy = _copy(tmp_path)
+    (copy / "forward" / "probes.py").write_text("raise ImportError('no such helper')\n", encoding="utf-8")
+    init = copy / "autodiff" / "probes" / "__init__.py"
+    init.write_text("import os\nos._exit(3)\n" + init.read_text(encoding="utf-8"), encoding="utf-8")
+    rel, old, new, says = BREAKAGES["probe"]
+    (copy / rel).write_text((copy / rel).read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    findings = [str(f) for f in check_problems(copy, grade=False)]
+    assert any(str(copy / "forward" / "probes.py") in f and "importing the probes failed: ImportError: no such helper"
+               in f for f in findings), findings
+    assert any(str(copy / "autodiff" / "probes") in f and "the import ended its process" in f for f in findings), findings
+    assert any(str(copy / rel) in f and says in f for f in findings), findings
+    assert len(findings) == 3, findings
+
+
 def test_a_symbol_the_reference_lacks_is_named(tmp_path):
     copy = _copy(tmp_path)
     target = copy / "autodiff" / "problem.toml"
