@@ -111,6 +111,10 @@ class Functions:
         return seen
 
     @staticmethod
+    def values(items):
+        return [[item.uid, item.ident()] for item in items]
+
+    @staticmethod
     def read_twice(variable, name):
         return [getattr(variable, name), getattr(variable, name)]
 
@@ -350,6 +354,33 @@ def test_a_message_whose_description_failed_after_its_class_was_described_names_
     with pytest.raises(ValueError, match="cannot say"):
         call(student, "class_name", [Flaky(bad=True), Flaky(bad=False)])
     assert call(student, "class_name", Flaky(bad=False)) == "Flaky"
+
+
+def test_an_object_of_a_dropped_message_is_described_when_it_is_handed_over_again(student):
+    """A message whose description fails is dropped with the numbers of the objects it handed over: one of them
+    handed over again is described then (not sent as a reference to an object the student's process never saw)."""
+    _graph, _x, out = chain(2, Counter())
+    with pytest.raises(ValueError, match="cannot say"):
+        call(student, "class_name", [Flaky(bad=True), out])  # out is described first, then Flaky fails
+    assert call(student, "describe", [out]) == [["ChainNode", out.unique_id, [False, False, [out.parents[0].unique_id]]]]
+
+
+class Twice:
+    """A trusted class that declares its static value and its pure method twice."""
+
+    def __init__(self, uid):
+        self.uid = uid
+
+    def ident(self):
+        return 10 * self.uid
+
+
+remote.expose(Twice, ("uid", "ident"), static=("uid", "uid"), pure=("ident", "ident"))
+
+
+def test_a_name_declared_twice_still_gives_each_object_its_own_values(student):
+    """Objects of one class cross in one column per name: a name listed twice in `expose` counts once (red team)."""
+    assert call(student, "values", [Twice(1), Twice(2), Twice(3)]) == [[1, 10], [2, 20], [3, 30]]
 
 
 class Holder:

@@ -370,8 +370,10 @@ def expose(cls: type, surface: Iterable[str], static: Iterable[str] = (), pure: 
            writable: Iterable[str] = (), linear: Optional[Tuple[str, str, str]] = None,
            kept: Iterable[str] = ()) -> None:
     """Declare what the student's process may use of `cls`'s objects (and subclasses'); for a class handed over
-    itself (a Function class in a history), its own surface. Anything not declared is absent there."""
-    _EXPOSED[cls] = Exposure(frozenset(surface), tuple(static), tuple(pure), tuple(writable), linear, tuple(kept))
+    itself (a Function class in a history), its own surface. Anything not declared is absent there. A name listed
+    twice counts once (an object's values cross in one column per name)."""
+    _EXPOSED[cls] = Exposure(frozenset(surface), tuple(dict.fromkeys(static)), tuple(dict.fromkeys(pure)),
+                             tuple(writable), linear, tuple(kept))
 
 
 _NOTHING = Exposure(frozenset())
@@ -461,12 +463,28 @@ class StudentProcess:
         number; the first entry of a class also carries what is the same for all of its objects (name, methods,
         callable, linear method). A class handed over itself is an entry of its own (`"r"` one number). Classes
         first described here are taken as described only once every entry is made: a description that fails
-        drops the whole message, the entries that named their classes with it."""
+        drops the whole message, the entries that named their classes with it, and the numbers of the objects it
+        handed over (the next message that hands one of them over describes it)."""
         described: List[Dict[str, Any]] = []
         batches: Dict[type, Tuple[Dict[str, Any], Exposure]] = {}
         fresh: Dict[type, int] = {}
+        handed: List[Any] = []  # taken off the worklist; with those left on it, what this message numbered
+        try:
+            self._describe(described, batches, fresh, handed)
+        except BaseException:
+            for obj in handed + self._pending:
+                self.objects.pop(self.numbers.pop(id(obj), -1), None)
+            self._pending.clear()
+            raise
+        self.classes.update(fresh)
+        return described
+
+    def _describe(self, described: List[Dict[str, Any]], batches: Dict[type, Tuple[Dict[str, Any], Exposure]],
+                  fresh: Dict[type, int], handed: List[Any]) -> None:
+        """`_describe_pending`'s worklist: each pending object into its entry (`handed`: the objects taken)."""
         while self._pending:
             obj = self._pending.pop()
+            handed.append(obj)
             number = self.numbers[id(obj)]
             if isinstance(obj, type):
                 described.append({"r": number, "n": getattr(obj, "__name__", "object"), "call": callable(obj)})
@@ -483,8 +501,6 @@ class StudentProcess:
             for name in shown.pure:
                 value = getattr(obj, name)()
                 batch["p"][name].append(value if type(value) in _SELF_SENT else self.export(value))
-        self.classes.update(fresh)
-        return described
 
     def _batch(self, first: Any, fresh: Dict[type, int]) -> Tuple[Dict[str, Any], Exposure]:
         """The entry, still empty, of the instances of `first`'s class in one message (with the class's own
