@@ -416,7 +416,7 @@ class StudentProcess:
     `relay(message)` receives the events (policy uses, ...) the student's process sends at any time.
     Objects handed to the student's process are kept (by reference number) until `reset()`, at the end
     of every probe; a message that hands over new ones describes them all in its "new" list (flat: a chain
-    of thousands of nodes whose parents are sent with them nests nothing).
+    of thousands of nodes whose parents are sent with them nests nothing; one entry per class, in columns).
     """
 
     def __init__(self, pipe: Pipe, pid: int, relay: Callable[[Dict[str, Any]], None]):
