@@ -187,14 +187,15 @@ def probe_ids(problems: Sequence[ProblemSpec]) -> Dict[str, Union[Set[str], str]
     has probes: imported the way the sandboxed harness imports them, with the reference framework, in one child
     that forks once per problem (each problem's imports and registry stay its own)."""
     from .probe import CHILD_DIR, probe_sources
+    from .sandbox import PYTHON_FLAGS  # as the sandboxed child: no folder of the caller's on its path
 
     wanted = [(p.id, str(p.folder), probe_sources(p.folder)) for p in problems if probes_source(p.folder)]
     if not wanted:
         return {}
     path = [str(paths.REFERENCE), str(CHILD_DIR), str(CHILD_DIR / "compat")]
     try:
-        done = subprocess.run([sys.executable, "-c", LIST_PROBES, json.dumps(path)], input=json.dumps(wanted),
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run([sys.executable, *PYTHON_FLAGS, "-c", LIST_PROBES, json.dumps(path)],
+                              input=json.dumps(wanted), capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.SubprocessError) as exc:
         return {name: str(exc) for name, _, _ in wanted}
     found: Dict[str, Union[Set[str], str]] = {}

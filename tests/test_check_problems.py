@@ -78,6 +78,14 @@ def test_probes_that_fail_to_import_are_named_and_hide_no_other_problems_finding
     assert len(findings) == 3, findings
 
 
+def test_a_module_in_the_folder_check_problems_runs_from_is_not_imported_by_its_child(tmp_path, monkeypatch):
+    """The child that imports the probes starts without the caller's folder on its path, as the sandboxed one:
+    a `json.py` where an instructor runs `autograde check-problems` is not the standard library's."""
+    (tmp_path / "json.py").write_text("raise SystemExit('the folder json.py ran')\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert [str(f) for f in check_problems(PROBLEMS, grade=False)] == []
+
+
 def test_a_symbol_the_reference_lacks_is_named(tmp_path):
     copy = _copy(tmp_path)
     target = copy / "autodiff" / "problem.toml"
