@@ -111,6 +111,10 @@ class Functions:
         return seen
 
     @staticmethod
+    def local_derivatives(variable, d):
+        return [float(dp) for _, dp in variable.chain_rule(d)]
+
+    @staticmethod
     def values(items):
         return [[item.uid, item.ident()] for item in items]
 
@@ -381,6 +385,29 @@ remote.expose(Twice, ("uid", "ident"), static=("uid", "uid"), pure=("ident", "id
 def test_a_name_declared_twice_still_gives_each_object_its_own_values(student):
     """Objects of one class cross in one column per name: a name listed twice in `expose` counts once (red team)."""
     assert call(student, "values", [Twice(1), Twice(2), Twice(3)]) == [[1, 10], [2, 20], [3, 30]]
+
+
+class ArrayWeighted:
+    """A trusted class whose linear method's weights are a NumPy array (its parents a list)."""
+
+    def __init__(self, parents, weights):
+        self.parents, self.weights = parents, weights
+
+    def chain_rule(self, d):
+        return [(p, d * w) for p, w in zip(self.parents, self.weights)]
+
+
+remote.expose(ArrayWeighted, ("parents", "weights", "chain_rule"), static=("parents", "weights"),
+              linear=("chain_rule", "parents", "weights"))
+
+
+def test_a_linear_method_whose_weights_are_an_array_is_answered_there(student):
+    """The weights of a linear method may be any sequence that crosses (an array: its truth is no test of it)."""
+    import numpy as np
+
+    leaf = ArrayWeighted([], np.array([]))
+    node = ArrayWeighted([leaf, leaf], np.array([0.5, 2.0]))
+    assert call(student, "local_derivatives", node, 3.0) == [1.5, 6.0]
 
 
 class Holder:

@@ -826,7 +826,8 @@ class TrustedObjects:
                     static[name] = _CONSTANTS[v] if type(v) is bool else _constant(load(v))
             for proxy, static in zip(proxies, statics):
                 if linear is not None:
-                    static[linear[0]] = _linear(static.get(linear[1]) or [], static.get(linear[2]) or [])
+                    parents, weights = static.get(linear[1]), static.get(linear[2])
+                    static[linear[0]] = _linear([] if parents is None else parents, [] if weights is None else weights)
                 object.__setattr__(proxy, "_static", static)
 
     def _class_of(self, entry: Dict[str, Any]) -> _ProxyClass:
