@@ -157,10 +157,13 @@ def _swap_findings(problem: ProblemSpec, path: Path, text: str, reference: Path)
 
 
 #: one child for every problem: the harness and the reference framework imported once, then each problem's probes
-#: imported in a fork of it (a problem's imports and registry are its own), its ids or its error written as a line
+#: imported in a fork of it (a problem's imports and registry are its own, and its time: PROBE_IMPORT_SECONDS),
+#: its ids or its error written as a line
+PROBE_IMPORT_SECONDS = 60
 LIST_PROBES = """
-import json, os, sys
+import json, os, signal, sys
 sys.path[:0] = json.loads(sys.argv[1])
+limit = int(sys.argv[2])
 import harness, probekit
 try:
     import minitorch  # what most problems' probes import: once, before the forks
@@ -170,12 +173,18 @@ for name, folder, sources in json.loads(sys.stdin.read()):
     sys.stdout.flush()
     pid = os.fork()
     if pid == 0:
+        harness.die_with_parent()  # this child killed at its time limit takes the fork with it
+        def late(*_):
+            raise TimeoutError(f"importing them took more than {limit} s")
+        signal.signal(signal.SIGALRM, late)
+        signal.alarm(limit)
         try:
             os.chdir(folder)
             harness.import_probes(harness.compile_probes(sources))
             line = "PROBES " + json.dumps([name, sorted(probekit.PROBES)])
         except BaseException as exc:
             line = "FAILED " + json.dumps([name, (type(exc).__name__ + ": " + str(exc))[:500]])
+        signal.alarm(0)
         os.write(1, (line + "\\n").encode())
         os._exit(0)
     os.waitpid(pid, 0)
@@ -194,8 +203,9 @@ def probe_ids(problems: Sequence[ProblemSpec]) -> Dict[str, Union[Set[str], str]
         return {}
     path = [str(paths.REFERENCE), str(CHILD_DIR), str(CHILD_DIR / "compat")]
     try:
-        done = subprocess.run([sys.executable, *PYTHON_FLAGS, "-c", LIST_PROBES, json.dumps(path)],
-                              input=json.dumps(wanted), capture_output=True, text=True, timeout=300)
+        done = subprocess.run([sys.executable, *PYTHON_FLAGS, "-c", LIST_PROBES, json.dumps(path),
+                               str(PROBE_IMPORT_SECONDS)], input=json.dumps(wanted), capture_output=True, text=True,
+                              timeout=PROBE_IMPORT_SECONDS * len(wanted) + 60)
     except (OSError, subprocess.SubprocessError) as exc:
         return {name: str(exc) for name, _, _ in wanted}
     found: Dict[str, Union[Set[str], str]] = {}

@@ -78,6 +78,22 @@ def test_probes_that_fail_to_import_are_named_and_hide_no_other_problems_finding
     assert len(findings) == 3, findings
 
 
+def test_probes_whose_import_never_ends_are_named_and_the_others_still_checked(tmp_path, monkeypatch):
+    """Each problem's import has its own time (PROBE_IMPORT_SECONDS): an import that loops is named as too slow, and
+    the other problems' probe ids are still checked."""
+    from graders import problemlint
+
+    monkeypatch.setattr(problemlint, "PROBE_IMPORT_SECONDS", 2)
+    copy = _copy(tmp_path)
+    (copy / "forward" / "probes.py").write_text("while True:\n    pass\n", encoding="utf-8")
+    rel, old, new, says = BREAKAGES["probe"]
+    (copy / rel).write_text((copy / rel).read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    findings = [str(f) for f in check_problems(copy, grade=False)]
+    assert any(str(copy / "forward" / "probes.py") in f and "took more than 2 s" in f for f in findings), findings
+    assert any(str(copy / rel) in f and says in f for f in findings), findings
+    assert len(findings) == 2, findings
+
+
 def test_a_module_in_the_folder_check_problems_runs_from_is_not_imported_by_its_child(tmp_path, monkeypatch):
     """The child that imports the probes starts without the caller's folder on its path, as the sandboxed one:
     a `json.py` where an instructor runs `autograde check-problems` is not the standard library's."""
