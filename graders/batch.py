@@ -41,7 +41,7 @@ from .safetext import one_line, printable
 from .score import failed_problem
 from .submissions import BatchUsageError, Entry, discover
 from .version import grader_version
-from .workers import cores, die_with_parent, safe_path_children
+from .workers import die_with_parent, safe_path_children
 from .workspace import workspace_dir
 
 RESULT_FILES = ("junit.xml", "results.json", "report.html")
@@ -131,10 +131,6 @@ class BatchRun:
 def current_grader_version() -> str:
     """The version string a GradeResult carries (package version + content hash)."""
     return f"{__version__}+{grader_version()}"
-
-
-def default_jobs() -> int:
-    return cores()
 
 
 # --------------------------------------------------------------------- planning

@@ -147,11 +147,12 @@ def batch_cmd(submissions_dir: Path, out_dir: Path, jobs: int | None, scheduler:
               problems: str | None, offering: str | None, problem_jobs: int, no_progress: bool,
               allow_weak_sandbox: bool, no_similarity: bool, similarity_bases: tuple) -> None:
     """Grade every submission (folder or .zip) of SUBMISSIONS_DIR; re-running resumes."""
-    from .batch import BatchOptions, default_jobs, run_batch, summary_text
+    from .batch import BatchOptions, run_batch, summary_text
     from .spec import SpecError
     from .submissions import BatchUsageError
+    from .workers import cores
 
-    options = BatchOptions(offering=offering, problems=_problem_list(problems), jobs=jobs or default_jobs(),
+    options = BatchOptions(offering=offering, problems=_problem_list(problems), jobs=jobs or cores(),
                            problem_jobs=problem_jobs, regrade=regrade, scheduler=scheduler, progress=not no_progress,
                            allow_weak_sandbox=allow_weak_sandbox, similarity=not no_similarity,
                            similarity_bases=tuple(str(b) for b in similarity_bases))
