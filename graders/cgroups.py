@@ -33,6 +33,8 @@ from typing import Dict, List, Optional, Set
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 #: name prefix of every group this grader creates (stale ones are recognisable)
 PREFIX = "autograde-"
+#: how long `ProcessGroup.remove` keeps trying to remove a group whose tasks are leaving it
+REMOVE_SECONDS = 10.0
 
 
 def _own_paths() -> Dict[str, str]:
@@ -140,11 +142,13 @@ class ProcessGroup:
         return sorted(found)
 
     def remove(self) -> None:
-        """Kill whatever is left in the group, then remove it (retried for up to 10 s: killed tasks
-        leave the group lazily; a group still busy then is swept by a later `create`)."""
-        for _ in range(200):
-            left = self.pids()
-            for pid in left:
+        """Kill whatever is left in the group, then remove it, retried for up to REMOVE_SECONDS: killed and
+        reaped tasks leave a group lazily (on this machine within a few milliseconds of the child's end), so the
+        pause between tries grows from 1 ms to 50 ms; a group still busy then is swept by a later `create`."""
+        deadline = time.monotonic() + REMOVE_SECONDS
+        pause = 0.001
+        while True:
+            for pid in self.pids():
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
@@ -155,7 +159,10 @@ class ProcessGroup:
                         directory.rmdir()
                 return
             except OSError:
-                threading.Event().wait(0.05)
+                if time.monotonic() >= deadline:
+                    return
+                threading.Event().wait(pause)
+                pause = min(2 * pause, 0.05)
 
 
 _said = threading.Event()

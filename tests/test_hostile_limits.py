@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Dict, Optional
 
+import numpy as np
 import pytest
 
 import hostile_kit as k
@@ -317,6 +318,52 @@ def test_stale_empty_groups_are_swept_and_fresh_ones_kept():
     finally:
         fresh.remove()
         stale.remove()
+
+
+class _Pauses:
+    """Stands for threading.Event in graders.cgroups: records each pause of `remove`, and after `until`
+    pauses empties the group (deletes what keeps its folder from being removed); -1: never."""
+
+    def __init__(self, blocker: Path, until: int):
+        self.pauses, self.blocker, self.until = [], blocker, until
+
+    def __call__(self):
+        return self
+
+    def wait(self, seconds: float) -> bool:
+        self.pauses.append(seconds)
+        if len(self.pauses) == self.until:
+            self.blocker.unlink()
+        time.sleep(seconds)
+        return False
+
+
+def test_removing_a_group_retries_soon_then_less_often(tmp_path, monkeypatch):
+    """Tasks leave a control group lazily after the child ends (here, a few milliseconds): `remove` tries again
+    after 1 ms, then twice as long each time up to 50 ms (a fixed 50 ms pause added 50 ms to every child's
+    wall time), and removes the group once it is empty."""
+    folder = tmp_path / "autograde-test"
+    folder.mkdir()
+    pauses = _Pauses(folder / "task", until=4)
+    pauses.blocker.write_text("")  # a folder that is not empty cannot be removed: a group with a task left
+    monkeypatch.setattr(cgroups.threading, "Event", pauses)
+    cgroups.ProcessGroup([folder], v2=True).remove()
+    assert not folder.exists()
+    np.testing.assert_allclose(pauses.pauses, [0.001, 0.002, 0.004, 0.008])
+
+
+def test_a_group_that_stays_busy_is_left_after_the_retry_time(tmp_path, monkeypatch):
+    """A group whose tasks never leave is left for a later sweep once REMOVE_SECONDS have passed; no pause is
+    longer than 50 ms."""
+    folder = tmp_path / "autograde-test"
+    folder.mkdir()
+    pauses = _Pauses(folder / "task", until=-1)
+    pauses.blocker.write_text("")
+    monkeypatch.setattr(cgroups.threading, "Event", pauses)
+    monkeypatch.setattr(cgroups, "REMOVE_SECONDS", 0.3)
+    cgroups.ProcessGroup([folder], v2=True).remove()
+    assert folder.exists()
+    assert max(pauses.pauses) == 0.05 and 0.3 <= sum(pauses.pauses) <= 0.3 + 0.05 + 0.05
 
 
 def test_child_controlled_strings_in_notes_are_cut_and_counted_once():
