@@ -54,6 +54,12 @@ def judges(folder: Path) -> Dict[str, JudgeSource]:
     return table
 
 
+def judges_stamp(folder: Path) -> Optional[tuple]:
+    """The stamp of `folder/judges.py` (`_stamp`: what `judges` keeps its scan by), or None without the file."""
+    local = folder / "judges.py"
+    return _stamp(local) if local.is_file() else None
+
+
 def _stamp(path: Path) -> tuple:
     stat = path.stat()
     return stat.st_mtime_ns, stat.st_size

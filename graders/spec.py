@@ -8,11 +8,13 @@ from __future__ import annotations
 import importlib.util
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from . import paths, toml
+from .judgescan import judges_stamp
 from .limits import Limits
 from .schema import DEFAULT_JUDGE, TEST_KEYS, SpecError, described, problem_issues, symbol_names, visibility_issues
 
@@ -105,7 +107,13 @@ def course_visibility(root: Optional[Path] = None) -> CourseVisibility:
     path = (root or paths.PROBLEMS) / "offerings.toml"
     if not path.is_file():
         return CourseVisibility()
-    raw = read_toml(path)
+    return _parsed_visibility(path, read_text(path))
+
+
+@lru_cache(maxsize=16)
+def _parsed_visibility(path: Path, text: str) -> CourseVisibility:
+    """The course's visibility of an offerings.toml (`path`) that reads `text` (kept per version of the file)."""
+    raw = parse_toml(path, text)
     issues = visibility_issues(raw)
     if issues:
         raise SpecError(described(path, issues))
@@ -118,9 +126,22 @@ def course_visibility(root: Optional[Path] = None) -> CourseVisibility:
 
 def read_toml(path: Path) -> dict:
     """The parsed TOML file `path`; a SpecError naming the file when it cannot be read or parsed."""
+    return parse_toml(path, read_text(path))
+
+
+def read_text(path: Path) -> str:
+    """The text of `path`; a SpecError naming the file when it cannot be read."""
     try:
-        return toml.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, toml.TOMLDecodeError) as exc:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{path}: {exc}") from exc
+
+
+def parse_toml(path: Path, text: str) -> dict:
+    """`text` (the file `path`) parsed as TOML; a SpecError naming the file when it does not parse."""
+    try:
+        return toml.loads(text)
+    except toml.TOMLDecodeError as exc:
         raise SpecError(f"{path}: {exc}") from exc
 
 
@@ -131,12 +152,24 @@ def load_problem(folder: Path, course: Optional[CourseVisibility] = None) -> Pro
     Each test's visibility is resolved here: the test's `visibility` key, else the problem's top-level
     `visibility`, else `course` (default: `course_visibility(folder.parent)`) for the test's kind.
     """
+    course = course if course is not None else course_visibility(folder.parent)
+    visibility = (course.default, tuple(sorted(course.by_kind.items())))
+    return _parsed_problem(folder, read_text(folder / "problem.toml"), judges_stamp(folder), visibility)
+
+
+@lru_cache(maxsize=64)
+def _parsed_problem(folder: Path, text: str, judges: Optional[tuple], visibility: tuple) -> ProblemSpec:
+    """The ProblemSpec of `folder` whose problem.toml reads `text`, checked against the judges of its judges.py
+    (`judges`: that file's stamp, graders.judgescan), each test's visibility resolved with the course's
+    (`visibility`: default, (kind, visibility) pairs). Kept per version of these: a batch's every grading, and
+    every command, loads the specs several times (parsing and checking the seven files took about 15 ms each
+    time); a SpecError is raised again every time (lru_cache keeps no exception). A ProblemSpec is frozen."""
     path = folder / "problem.toml"
-    raw = read_toml(path)
+    raw = parse_toml(path, text)
     issues = problem_issues(raw, folder)
     if issues:
         raise SpecError(described(path, issues))
-    course = course if course is not None else course_visibility(folder.parent)
+    course = CourseVisibility(visibility[0], dict(visibility[1]))
     swap = raw["swap"]
     tests = tuple(
         TestSpec(

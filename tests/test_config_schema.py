@@ -5,6 +5,7 @@ message as a finding (at the key's line). One Limits type from problem.toml to t
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import shutil
 from pathlib import Path
@@ -129,6 +130,38 @@ def test_an_unknown_judge_leaves_its_options_to_check_problems(tmp_path):
     assert load_problem(root / "autodiff").tests[-1].options == {"max_ratio": 3.3, "max_growth": 1.45}
     assert _findings(root) == [f"{path}:{_line(path, 'time_ration')}: [[tests]] #22 'judge': judge 'time_ration' is neither a builtin judge "
                                f"(judge.py) nor in {root / 'autodiff' / 'judges.py'} JUDGES"]
+
+
+def test_a_spec_is_parsed_once_per_version_of_its_files(tmp_path):
+    """Specs are kept per version of problem.toml (its text), judges.py and offerings.toml' [visibility]: the same
+    files give the same ProblemSpec object; an edit of the same length within the same clock tick (mtime put
+    back) is read; a judges.py that starts reading an option lets the problem load, and one that stops
+    refuses it again; a changed course visibility is applied; a broken file is refused on every load."""
+    root = _root_with(tmp_path, "autodiff")
+    folder, path = root / "autodiff", root / "autodiff" / "problem.toml"
+    first = load_problem(folder)
+    assert load_problem(folder) is first and load_problems(root)[0] is first
+    stat = path.stat()
+    _edit(path, "points = 2", "points = 3")  # the same size: only the text tells the versions apart
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert path.stat().st_size == stat.st_size
+    assert load_problem(folder).tests[0].points == 3.0 and first.tests[0].points == 2.0
+    _edit(path, "max_ratio = 3.3", "max_ratio = 3.3\nwiggle = 1")
+    _refused_alike(path, lambda: load_problem(folder), root, "[[tests]] #22 'wiggle': unknown key (known: id, judge, "
+                   "kind, name, points, probe, visibility; options judge 'time_ratio' reads: max_growth, max_ratio, "
+                   "max_slowdown)")
+    with pytest.raises(SpecError):
+        load_problem(folder)  # refused again, not kept
+    judges = folder / "judges.py"
+    _edit(judges, 'limit = float(options.get("max_slowdown"', 'options.get("wiggle")\n'
+                  '    limit = float(options.get("max_slowdown"')
+    assert load_problem(folder).tests[-1].options["wiggle"] == 1
+    _edit(judges, 'options.get("wiggle")\n    ', "")  # the judge reads it no more: the same problem.toml is refused
+    with pytest.raises(SpecError):
+        load_problem(folder)
+    _edit(path, "\nwiggle = 1", "")
+    assert {t.visibility for t in load_problem(folder, CourseVisibility("hidden", {})).tests} == {"hidden"}
+    assert {t.visibility for t in load_problem(folder).tests} != {"hidden"}
 
 
 # ------------------------------------------------------------------ offerings.toml
