@@ -483,3 +483,20 @@ def test_warming_builds_what_every_grading_of_a_problem_reads_and_never_raises(t
     assert (cache_root() / "stacks" / "network" / ".manifest.json").is_file()
     assert list((cache_root() / "runs" / "network").glob("reference-*-2026.json"))
     batch_module.warm_problem("no_such_problem", "s26", 2026)  # no exception
+
+
+def test_a_worker_imports_the_drawing_library_in_the_background_while_it_warms():
+    """A worker's warming task starts importing the figures' library (matplotlib) in a background thread, once per
+    process, even when the warming itself fails (an unknown problem here): the first grading then finds it
+    imported instead of importing it between its problems. Run in a fresh interpreter (this one has imported it)."""
+    code = ("import sys\nfrom graders import batch\n"
+            "assert 'graders.figures' not in sys.modules and 'matplotlib' not in sys.modules\n"
+            "batch.warm_problem('no-such-problem', None, 0)\n"
+            "thread = batch.DRAWING_IMPORT[0]\n"
+            "batch.warm_problem('no-such-problem', None, 0)\n"
+            "thread.join(60)\n"
+            "print(len(batch.DRAWING_IMPORT), batch.import_drawing() is thread, thread.daemon, "
+            "'graders.figures' in sys.modules, 'matplotlib.pyplot' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["1", "True", "True", "True", "True"], done.stdout
