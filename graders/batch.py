@@ -15,12 +15,10 @@ dies with the batch), or a Dask cluster's executor.
 from __future__ import annotations
 
 import fcntl
-import importlib
 import json
 import multiprocessing
 import os
 import sys
-import threading
 import time
 import traceback
 from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
@@ -33,7 +31,7 @@ from . import __version__
 from .assemble import stack_for
 from .baseline import reference_run
 from .faults import INJECT_ENV
-from .grade import GradeOptions, grade_submission
+from .grade import GradeOptions, grade_submission, import_drawing
 from .gradebook import GRADEBOOK, Gradebook, GradedSubmission, SubmissionRow
 from .intake import open_submission
 from .offering import get_offering, offering_problems
@@ -405,29 +403,6 @@ def warm_problem(problem_id: str, offering: str, seed: int) -> None:
         stack_for(spec)
         reference_run(spec, seed)
     except Exception:  # the gradings build it again and say what failed
-        pass
-
-
-#: the thread importing the drawing library in this process (`import_drawing`), once started
-DRAWING_IMPORT: List[threading.Thread] = []
-
-
-def import_drawing() -> threading.Thread:
-    """Import the figures' drawing library (graders.figures: matplotlib, about 0.35 s) in a background thread of
-    this worker, once per process: while the warming reference runs wait on their children. Every grading of a
-    batch draws, and the first one would otherwise import it between its problems (a cold batch's first result
-    came 0.3 s later: 5.07 s against 4.76 s, medians of 12 interleaved runs). A failed import is met again, and
-    said, by the drawing."""
-    if not DRAWING_IMPORT:
-        DRAWING_IMPORT.append(threading.Thread(target=_import_figures, name="autograde-drawing", daemon=True))
-        DRAWING_IMPORT[0].start()
-    return DRAWING_IMPORT[0]
-
-
-def _import_figures() -> None:
-    try:
-        importlib.import_module("graders.figures")
-    except Exception:  # the grading's own import says what is wrong
         pass
 
 

@@ -489,14 +489,30 @@ def test_a_worker_imports_the_drawing_library_in_the_background_while_it_warms()
     """A worker's warming task starts importing the figures' library (matplotlib) in a background thread, once per
     process, even when the warming itself fails (an unknown problem here): the first grading then finds it
     imported instead of importing it between its problems. Run in a fresh interpreter (this one has imported it)."""
-    code = ("import sys\nfrom graders import batch\n"
+    code = ("import sys\nfrom graders import batch, grade\n"
             "assert 'graders.figures' not in sys.modules and 'matplotlib' not in sys.modules\n"
             "batch.warm_problem('no-such-problem', None, 0)\n"
-            "thread = batch.DRAWING_IMPORT[0]\n"
+            "thread = grade.DRAWING_IMPORT[0]\n"
             "batch.warm_problem('no-such-problem', None, 0)\n"
             "thread.join(60)\n"
-            "print(len(batch.DRAWING_IMPORT), batch.import_drawing() is thread, thread.daemon, "
+            "print(len(grade.DRAWING_IMPORT), grade.import_drawing() is thread, thread.daemon, "
             "'graders.figures' in sys.modules, 'matplotlib.pyplot' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["1", "True", "True", "True", "True"], done.stdout
+
+
+@pytest.mark.parametrize("figures", [True, False])
+def test_a_grading_that_draws_imports_the_drawing_library_once_its_first_child_has_ended(figures):
+    """A grading with figures starts importing the drawing library when a problem's child has ended, whether that
+    problem draws or not (network draws nothing): the import overlaps the other problems' children instead of
+    following the last one. A grading without figures imports none. Run in a fresh interpreter."""
+    code = ("import sys\nfrom pathlib import Path\nfrom graders import grade\n"
+            f"options = grade.GradeOptions(problems=['network'], figures={figures})\n"
+            "result = grade.grade_submission(Path('reference'), options)\n"
+            "assert result.problems[0].score == result.problems[0].max_score, result.problems[0]\n"
+            "[thread.join(60) for thread in grade.DRAWING_IMPORT]\n"
+            "print(len(grade.DRAWING_IMPORT), 'graders.figures' in sys.modules, 'matplotlib' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == (["1", "True", "True"] if figures else ["0", "False", "False"]), done.stdout
