@@ -134,10 +134,13 @@ def import_drawing() -> threading.Thread:
     (the children of the others still running; started before, it slows their launch), a batch worker when it
     warms (graders.batch). Otherwise the first drawing imports it after the last child, when one core is idle: a
     warm `grade reference` took 2.10 s against 1.91 s (medians of 8 interleaved runs), a cold batch's first result
-    5.07 s against 4.76 s (12). A failed import is met again, and said, by the drawing."""
+    5.07 s against 4.76 s (12). A failed import is met again, and said, by the drawing. Not a daemon: the process
+    waits for the import before it ends (at most its 0.35 s), as an interpreter ended in the middle of matplotlib's
+    first import crashed (SIGSEGV) or left its font cache's lock file behind (red team, 13 of 30 exits at 0.34 s
+    with a cold font cache)."""
     with _DRAWING_STARTED:
         if not DRAWING_IMPORT:
-            DRAWING_IMPORT.append(threading.Thread(target=_import_figures, name="autograde-drawing", daemon=True))
+            DRAWING_IMPORT.append(threading.Thread(target=_import_figures, name="autograde-drawing"))
             DRAWING_IMPORT[0].start()
     return DRAWING_IMPORT[0]
 

@@ -54,10 +54,11 @@ def judges(folder: Path) -> Dict[str, JudgeSource]:
     return table
 
 
-def judges_stamp(folder: Path) -> Optional[tuple]:
-    """The stamp of `folder/judges.py` (`_stamp`: what `judges` keeps its scan by), or None without the file."""
+def judges_stamp(folder: Path) -> tuple:
+    """The stamps (`_stamp`: what `judges` keeps its scans by) of the files `judges(folder)` reads: the builtin
+    judges' source and `folder/judges.py` (None without it)."""
     local = folder / "judges.py"
-    return _stamp(local) if local.is_file() else None
+    return _stamp(BUILTIN_SOURCE), _stamp(local) if local.is_file() else None
 
 
 def _stamp(path: Path) -> tuple:

@@ -158,10 +158,10 @@ def load_problem(folder: Path, course: Optional[CourseVisibility] = None) -> Pro
 
 
 @lru_cache(maxsize=64)
-def _parsed_problem(folder: Path, text: str, judges: Optional[tuple], visibility: tuple) -> ProblemSpec:
-    """The ProblemSpec of `folder` whose problem.toml reads `text`, checked against the judges of its judges.py
-    (`judges`: that file's stamp, graders.judgescan), each test's visibility resolved with the course's
-    (`visibility`: default, (kind, visibility) pairs). Kept per version of these: a batch's every grading, and
+def _parsed_problem(folder: Path, text: str, judges: tuple, visibility: tuple) -> ProblemSpec:
+    """The ProblemSpec of `folder` whose problem.toml reads `text`, checked against the builtin judges and those
+    of its judges.py (`judges`: those files' stamps, graders.judgescan), each test's visibility resolved with the
+    course's (`visibility`: default, (kind, visibility) pairs). Kept per version of these: a batch's every grading, and
     every command, loads the specs several times (parsing and checking the seven files took about 15 ms each
     time); a SpecError is raised again every time (lru_cache keeps no exception). A ProblemSpec is frozen."""
     path = folder / "problem.toml"

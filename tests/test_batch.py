@@ -488,14 +488,15 @@ def test_warming_builds_what_every_grading_of_a_problem_reads_and_never_raises(t
 def test_a_worker_imports_the_drawing_library_in_the_background_while_it_warms():
     """A worker's warming task starts importing the figures' library (matplotlib) in a background thread, once per
     process, even when the warming itself fails (an unknown problem here): the first grading then finds it
-    imported instead of importing it between its problems. Run in a fresh interpreter (this one has imported it)."""
+    imported instead of importing it between its problems. Not a daemon thread: an interpreter ending in the middle
+    of matplotlib's first import could crash. Run in a fresh interpreter (this one has imported it)."""
     code = ("import sys\nfrom graders import batch, grade\n"
             "assert 'graders.figures' not in sys.modules and 'matplotlib' not in sys.modules\n"
             "batch.warm_problem('no-such-problem', None, 0)\n"
             "thread = grade.DRAWING_IMPORT[0]\n"
             "batch.warm_problem('no-such-problem', None, 0)\n"
             "thread.join(60)\n"
-            "print(len(grade.DRAWING_IMPORT), grade.import_drawing() is thread, thread.daemon, "
+            "print(len(grade.DRAWING_IMPORT), grade.import_drawing() is thread, not thread.daemon, "
             "'graders.figures' in sys.modules, 'matplotlib.pyplot' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]

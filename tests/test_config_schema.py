@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import ROOT
-from graders import toml
+from graders import judgescan, toml
 from graders.cli import main
 from graders.offering import load_offerings
 from graders.problemcheck import check_problems
@@ -132,11 +132,12 @@ def test_an_unknown_judge_leaves_its_options_to_check_problems(tmp_path):
                                f"(judge.py) nor in {root / 'autodiff' / 'judges.py'} JUDGES"]
 
 
-def test_a_spec_is_parsed_once_per_version_of_its_files(tmp_path):
-    """Specs are kept per version of problem.toml (its text), judges.py and offerings.toml' [visibility]: the same
-    files give the same ProblemSpec object; an edit of the same length within the same clock tick (mtime put
-    back) is read; a judges.py that starts reading an option lets the problem load, and one that stops
-    refuses it again; a changed course visibility is applied; a broken file is refused on every load."""
+def test_a_spec_is_parsed_once_per_version_of_its_files(tmp_path, monkeypatch):
+    """Specs are kept per version of problem.toml (its text), judges.py, the builtin judges' source and
+    offerings.toml's [visibility]: the same files give the same ProblemSpec object; an edit of the same length within
+    the same clock tick (mtime put back) is read; a judges.py that starts reading an option lets the problem load,
+    and one that stops refuses it again; a changed course visibility is applied; a builtin judge that stops reading
+    an option refuses the problem that sets it; a broken file is refused on every load."""
     root = _root_with(tmp_path, "autodiff")
     folder, path = root / "autodiff", root / "autodiff" / "problem.toml"
     first = load_problem(folder)
@@ -162,6 +163,13 @@ def test_a_spec_is_parsed_once_per_version_of_its_files(tmp_path):
     _edit(path, "\nwiggle = 1", "")
     assert {t.visibility for t in load_problem(folder, CourseVisibility("hidden", {})).tests} == {"hidden"}
     assert {t.visibility for t in load_problem(folder).tests} != {"hidden"}
+    _edit(path, "points = 3", "points = 3\nrtol = 1e-6")  # the first test's judge is the builtin allclose
+    assert load_problem(folder).tests[0].options == {"rtol": 1e-6}
+    builtin = tmp_path / "judge.py"  # the builtin judges' source changed: allclose reads rtol no more
+    builtin.write_text(judgescan.BUILTIN_SOURCE.read_text().replace('options.get("rtol"', 'options.get("rtolerance"'))
+    monkeypatch.setattr(judgescan, "BUILTIN_SOURCE", builtin)
+    with pytest.raises(SpecError, match="'rtol': unknown key"):
+        load_problem(folder)
 
 
 # ------------------------------------------------------------------ offerings.toml
