@@ -161,9 +161,11 @@ def load_problem(folder: Path, course: Optional[CourseVisibility] = None) -> Pro
 def _parsed_problem(folder: Path, text: str, judges: tuple, visibility: tuple) -> ProblemSpec:
     """The ProblemSpec of `folder` whose problem.toml reads `text`, checked against the builtin judges and those
     of its judges.py (`judges`: those files' stamps, graders.judgescan), each test's visibility resolved with the
-    course's (`visibility`: default, (kind, visibility) pairs). Kept per version of these: a batch's every grading, and
-    every command, loads the specs several times (parsing and checking the seven files took about 15 ms each
-    time); a SpecError is raised again every time (lru_cache keeps no exception). A ProblemSpec is frozen."""
+    course's (`visibility`: default, (kind, visibility) pairs).
+
+    Kept per version of these: a batch's every grading, and every command, loads the specs several times (parsing
+    and checking the seven files took about 15 ms each time). A SpecError is raised again every time (lru_cache
+    keeps no exception). A ProblemSpec is frozen; nothing writes to its tests' options."""
     path = folder / "problem.toml"
     raw = parse_toml(path, text)
     issues = problem_issues(raw, folder)
