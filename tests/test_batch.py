@@ -485,6 +485,13 @@ def test_warming_builds_what_every_grading_of_a_problem_reads_and_never_raises(t
     batch_module.warm_problem("no_such_problem", "s26", 2026)  # no exception
 
 
+def _printed_by_a_fresh_interpreter(code: str) -> list:
+    """The words `code` prints, run by a new interpreter of this Python in the project's folder (it must succeed)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.split()
+
+
 def test_a_worker_imports_the_drawing_library_in_the_background_while_it_warms():
     """A worker's warming task starts importing the figures' library (matplotlib) in a background thread, once per
     process, even when the warming itself fails (an unknown problem here): the first grading then finds it
@@ -498,9 +505,7 @@ def test_a_worker_imports_the_drawing_library_in_the_background_while_it_warms()
             "thread.join(60)\n"
             "print(len(grade.DRAWING_IMPORT), grade.import_drawing() is thread, not thread.daemon, "
             "'graders.figures' in sys.modules, 'matplotlib.pyplot' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["1", "True", "True", "True", "True"], done.stdout
+    assert _printed_by_a_fresh_interpreter(code) == ["1", "True", "True", "True", "True"]
 
 
 @pytest.mark.parametrize("figures", [True, False])
@@ -514,6 +519,4 @@ def test_a_grading_that_draws_imports_the_drawing_library_once_its_first_child_h
             "assert result.problems[0].score == result.problems[0].max_score, result.problems[0]\n"
             "[thread.join(60) for thread in grade.DRAWING_IMPORT]\n"
             "print(len(grade.DRAWING_IMPORT), 'graders.figures' in sys.modules, 'matplotlib' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == (["1", "True", "True"] if figures else ["0", "False", "False"]), done.stdout
+    assert _printed_by_a_fresh_interpreter(code) == (["1", "True", "True"] if figures else ["0", "False", "False"])
