@@ -29,7 +29,7 @@ VALUE_RTOL, VALUE_ATOL = 1e-12, 1e-12
 GRADIENT_RTOL, GRADIENT_ATOL = 1e-9, 1e-12
 
 #: when one run shows several mistakes, the one named (the most telling first)
-PRIORITY = ("evaluates-every-node", "fed-node-recomputed", "reevaluates-shared-nodes")
+PRIORITY = ("evaluates-every-node", "fed-node-recomputed", "reevaluates-shared-nodes", "unfed-placeholder-unchecked")
 
 REREAD_LAZY = ("A Session.run evaluates only the nodes the fetches depend on, each once, in topological order "
                "(inputs before users); a fed node takes the fed value and its inputs are not needed")
@@ -127,6 +127,21 @@ def _expected_error(label: str, got: Any, want: Dict[str, Any], must_name: Optio
     return CaseFinding()
 
 
+def _unchecked_placeholder(label: str, evaluations: Any, graph: Structure, fed: Sequence[str]) -> Optional[CaseFinding]:
+    """The run handed an unfed placeholder to `Session._evaluate` (the trusted record): no check of the student's
+    stopped it, and the error came from the given kernel, which cannot compute a placeholder (its message names
+    the node by chance). None when no unfed placeholder was asked for."""
+    asked = [n for n in evaluations if isinstance(n, str)] if isinstance(evaluations, list) else []
+    unfed = sorted({n for n in asked if n in graph.nodes and graph.op(n) == "Placeholder" and n not in fed})
+    if not unfed:
+        return None
+    return CaseFinding(
+        f"{label}: the run asked Session._evaluate to compute the placeholder {_names(unfed)}, which was not fed: "
+        "the error came from the op kernel (a placeholder has no value to compute), not from a check of yours. "
+        "Before computing, check every placeholder of the order: one that is not fed raises InvalidArgumentError "
+        "naming it", "unfed-placeholder-unchecked")
+
+
 def _unneeded_placeholder_error(label: str, got: Any, graph: Structure, regions: Regions, fed: Sequence[str],
                                 path: str) -> CaseFinding:
     """The student raised InvalidArgumentError where the reference ran: which unfed placeholders could it be about?"""
@@ -196,7 +211,8 @@ def judge_case(got: Any, want: Dict[str, Any], graph: Structure, path: str) -> C
     regions = Regions.of(graph, fetch, fed)
     want_error = _error(want.get("value"))
     if want_error is not None:
-        return _expected_error(label, got.get("value"), want_error, want.get("must_name"), path)
+        return _unchecked_placeholder(label, got.get("evaluations"), graph, fed) or \
+            _expected_error(label, got.get("value"), want_error, want.get("must_name"), path)
     err = _error(got.get("value"))
     if err is not None:
         if is_error(err, "InvalidArgumentError"):
@@ -275,7 +291,7 @@ def lazy_run(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, 
 
     The fraction is the share of runs that are right. The misconception named is the
     most telling one any run shows (`PRIORITY`): evaluating nodes no fetch needs,
-    recomputing behind a fed node, evaluating a shared node more than once.
+    recomputing behind a fed node, evaluating a shared node more than once, computing an unfed placeholder.
     """
     path = str(options.get("display_path", ""))
     want = reference.value
