@@ -196,14 +196,7 @@ def _single_contribution(calls: List[List[Any]], x: int, contributions: Sequence
     at_x = [d for node, d in calls if node == x]
     if len(at_x) != 1 or not isinstance(at_x[0], float):
         return None
-    adjoint = at_x[0]
-
-    def close(a: float, b: float) -> bool:
-        return bool(np.isclose(a, b, rtol=ADJOINT_TOL, atol=ADJOINT_TOL))
-
-    if any(close(adjoint, c) for c in contributions) and not close(adjoint, sum(contributions)):
-        return adjoint
-    return None
+    return at_x[0] if _one_of_not_sum(at_x[0], contributions) else None
 
 
 def _users_got_theirs(calls: List[List[Any]], want: Dict[str, Any]) -> bool:
@@ -239,9 +232,10 @@ def fan_out_evidence(got: List[Any], want: List[Dict[str, Any]]) -> Optional[Ver
         finding = processing_order_finding(g["calls"], w["edges"])
         if finding.problem:
             return Verdict(0.0, finding.problem, misconception=finding.misconception)
-    singles = [_single_contribution(g["calls"], w["x"], w["contributions"]) for g, w in zip(records, want)]
-    if all(s is not None for s in singles) and all(_users_got_theirs(g["calls"], w) for g, w in zip(records, want)):
-        w = want[-1]
+    interior = [(g, w) for g, w in zip(records, want) if not w.get("leaf")]
+    singles = [_single_contribution(g["calls"], w["x"], w["contributions"]) for g, w in interior]
+    if interior and all(s is not None for s in singles) and all(_users_got_theirs(g["calls"], w) for g, w in interior):
+        w = interior[-1][1]
         return Verdict(
             0.0,
             f"x has {len(w['contributions'])} users contributing {w['contributions']}; when backpropagate processed "
@@ -249,11 +243,50 @@ def fan_out_evidence(got: List[Any], want: List[Dict[str, Any]]) -> Optional[Ver
             f"{sum(w['contributions']):g}: add each contribution to the adjoint (+=), do not overwrite it",
             misconception="no-fanout-accumulation",
         )
-    return None
+    return _leaf_overwritten(records, want)
+
+
+def _leaf_overwritten(records: List[Dict[str, Any]], want: List[Dict[str, Any]]) -> Optional[Verdict]:
+    """The leaf used by several users (the `"leaf"` rows) got one user's contribution instead of their sum on every
+    such graph, while the interior x of the other graphs got the right sum: the leaves' adjoints are overwritten
+    (`no-fanout-accumulation`, as x₁ of the slides' example: 367.04 instead of 368.04)."""
+    leaves = [(g, w) for g, w in zip(records, want) if w.get("leaf")]
+    others = [(g, w) for g, w in zip(records, want) if not w.get("leaf")]
+    if not leaves or compare_values([g.get("dx") for g, _ in others], [w["dx"] for _, w in others],
+                                    1e-12, 1e-12) is not None:
+        return None
+    got = [_maybe_number(g.get("dx")) for g, _ in leaves]
+    if not all(d is not None and _one_of_not_sum(d, w["contributions"]) for d, (_, w) in zip(got, leaves)):
+        return None
+    w = leaves[-1][1]
+    return Verdict(
+        0.0,
+        f"a leaf with {len(w['contributions'])} users contributing {w['contributions']} got {got[-1]:g}, one user's "
+        f"contribution, instead of their sum {sum(w['contributions']):g} (an interior node with several users got "
+        "its sum): a leaf's derivative is summed over its users too; add each contribution (+=, or "
+        "accumulate_derivative once per contribution), do not overwrite it",
+        misconception="no-fanout-accumulation",
+    )
+
+
+def _maybe_number(value: Any) -> Optional[float]:
+    """A plain finite number as a float, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if np.isfinite(value) else None
+
+
+def _one_of_not_sum(value: float, contributions: Sequence[float]) -> bool:
+    """Whether `value` is one of the contributions and not their sum."""
+    def close(a: float, b: float) -> bool:
+        return bool(np.isclose(a, b, rtol=ADJOINT_TOL, atol=ADJOINT_TOL))
+
+    return any(close(value, c) for c in contributions) and not close(value, sum(contributions))
 
 
 def fan_out(student, reference, options: Dict[str, Any]) -> Verdict:
-    """x used by several users: its adjoint is the sum of their contributions (3 + 0.75, 3 + 0.75 + 2.5)."""
+    """x used by several users, an interior node and then a leaf: its adjoint is the sum of their contributions
+    (3.5 + 0.75, 3.5 + 0.75 + 2.5)."""
     got = student.value if isinstance(student.value, list) else []
     want = reference.value
     problem = compare_values([g.get("dx") if isinstance(g, dict) else g for g in got], [w["dx"] for w in want],

@@ -276,24 +276,28 @@ FAN_OUT = (((2.0, 1.75), (3.0, 0.25)), ((2.0, 1.75), (3.0, 0.25), (5.0, 0.5)))
 
 @probe("fan_out", trusted=True)
 def fan_out(_):
-    """a -> x, and x feeds several users whose adjoints must be summed: out = 1.75 (2x) + 0.25 (3x) (+ 0.5 (5x)).
+    """a -> x, and x feeds several users whose adjoints must be summed: out = 1.75 (2x) + 0.25 (3x) (+ 0.5 (5x));
+    then the same graphs with the leaf itself as x (`"leaf": True` rows, after the others): a leaf used by several
+    nodes, as x₁ in the slides' example, gets the sum of their contributions too.
 
     Besides the leaf's derivative, it records the backward pass itself: every
     `chain_rule(d)` in call order, so the judge sees when x was processed and with
     which adjoint (evidence of the order used and of summing).
     """
     results = []
-    for pairs in FAN_OUT:
-        graph = Graph(Counter(budget=10_000, record=True))
-        a = graph.leaf()
-        x = graph.op([a], [1.0])
-        users = [graph.op([x], [w]) for w, _ in pairs]
-        out = graph.op(users, [c for _, c in pairs])
-        autodiff.backpropagate(out, 1.0)
-        where = {n.unique_id: i for i, n in enumerate(graph.nodes)}
-        calls = [[where.get(uid, -1), _maybe_float(d)] for uid, d in graph.counter.calls]
-        results.append({"dx": a.derivative, "calls": calls, "edges": graph.edges(), "output": graph.index(out),
-                        "x": graph.index(x), "contributions": [w * c for w, c in pairs]})
+    for shared_leaf in (False, True):
+        for pairs in FAN_OUT:
+            graph = Graph(Counter(budget=10_000, record=True))
+            a = graph.leaf()
+            x = a if shared_leaf else graph.op([a], [1.0])
+            users = [graph.op([x], [w]) for w, _ in pairs]
+            out = graph.op(users, [c for _, c in pairs])
+            autodiff.backpropagate(out, 1.0)
+            where = {n.unique_id: i for i, n in enumerate(graph.nodes)}
+            calls = [[where.get(uid, -1), _maybe_float(d)] for uid, d in graph.counter.calls]
+            results.append({"dx": a.derivative, "calls": calls, "edges": graph.edges(), "output": graph.index(out),
+                            "x": graph.index(x), "contributions": [w * c for w, c in pairs],
+                            **({"leaf": True} if shared_leaf else {})})
     return results
 
 
