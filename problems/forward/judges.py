@@ -30,6 +30,13 @@ FD_RTOL, FD_ATOL = 1e-4, 1e-6
 
 TAYLOR = "every rule is the first-order Taylor expansion g(a + bε) = g(a) + g'(a)·b ε"
 
+#: what a rule's probe checks exactly at a kink (cases marked "kink" by the probe) must be told
+KINK_NOTES = {
+    "relu": ("relu has no derivative at its kink a = 0; the convention is the tangent 0 there, as the reverse-mode "
+             "relu's derivative (operators.relu_back(x, d) = d if x > 0 else 0): the tangent is [a > 0]·b, "
+             "so at a = 0 (also -0.0) it is 0, whatever b is; a test a >= 0 gives b instead."),
+}
+
 
 # ----------------------------------------------------------------- reading values
 
@@ -114,8 +121,17 @@ def _slope_note(mine: Dict[str, Any], ref: Dict[str, Any], label: str) -> str:
     return ""
 
 
-def _first_failure(student, reference) -> Optional[Tuple[str, int, int]]:
-    """(message, failures, checks) of the first failing check of a rule probe, None when all pass."""
+def _kink_note(mine: Dict[str, Any], ref: Dict[str, Any], label: str, note: Optional[str]) -> str:
+    """At a kink case (no central difference there): the convention `note`, when the primal is right."""
+    got, want = _pair(_results(mine).get(label)), _pair(_results(ref).get(label))
+    if not note or got is None or want is None or not _close(got[0], want[0]):
+        return ""
+    return f" {note}"
+
+
+def _first_failure(student, reference, kink_note: Optional[str] = None) -> Optional[Tuple[str, int, int]]:
+    """(message, failures, checks) of the first failing check of a rule probe, None when all pass; a failure at
+    a kink case says `kink_note` instead of the central-difference second opinion."""
     got, want = _cases(student), _cases(reference)
     if len(got) != len(want):
         return "the probe returned the wrong number of cases", 1, 1
@@ -127,14 +143,16 @@ def _first_failure(student, reference) -> Optional[Tuple[str, int, int]]:
             if problem:
                 failures += 1
                 if first is None:
-                    first = f"with {ref.get('inputs')}: {label} {problem}.{_slope_note(mine, ref, label)}"
+                    note = (_kink_note(mine, ref, label, kink_note) if ref.get("kink")
+                            else _slope_note(mine, ref, label))
+                    first = f"with {ref.get('inputs')}: {label} {problem}.{note}"
     return None if first is None else (first, failures, checks)
 
 
 def _rule_verdict(student, reference, what: str, reread: str,
-                  misconception: Optional[Tuple[str, str]] = None) -> Verdict:
+                  misconception: Optional[Tuple[str, str]] = None, kink_note: Optional[str] = None) -> Verdict:
     """All-or-nothing on the rule probe's checks; `misconception` = (id, evidence) adds a diagnosis."""
-    failure = _first_failure(student, reference)
+    failure = _first_failure(student, reference, kink_note)
     if failure is None:
         return Verdict(1.0, f"{what}: every value and tangent matches the reference "
                             f"({sum(len(_results(c)) for c in _cases(reference))} checks)")
@@ -256,7 +274,7 @@ def unary_rule(student, reference, options) -> Verdict:
     local derivative must be of its output (both misconceptions are named when the data shows both)."""
     what = str(options.get("what") or "exp")
     verdict = _rule_verdict(student, reference, f"Dual.{what}",
-                            f"the lecture's dual-number rules: {TAYLOR}")
+                            f"the lecture's dual-number rules: {TAYLOR}", kink_note=KINK_NOTES.get(what))
     if verdict.passed:
         return verdict
     of_input = _sigmoid_of_input(student) if what == "sigmoid" else None
@@ -266,16 +284,17 @@ def unary_rule(student, reference, options) -> Verdict:
             return verdict
         return Verdict(0.0, f"{verdict.message} {of_input}", misconception="sigmoid-derivative-of-input")
     message, figure = found
-    figure["reference"] = _reference_line(reference, what, figure["a"])
+    figure["reference"] = _reference_line(reference, what, figure["a"], figure["b"][1])
     also = ("sigmoid-derivative-of-input",) if of_input else ()
     return Verdict(0.0, f"{verdict.message} {message}{' ' + of_input if of_input else ''}",
                    misconception="unary-chain-rule-no-inner-tangent", figure=figure, also=also)
 
 
-def _reference_line(reference, what: str, a: float) -> List[Optional[float]]:
-    """The reference's tangents at b = 0, b, 2b for the case at `a` (for the figure)."""
+def _reference_line(reference, what: str, a: float, b: float) -> List[Optional[float]]:
+    """The reference's tangents at b = 0, b, 2b for the case at (`a`, `b`) (for the figure; relu's kink is
+    probed at 0.0 and -0.0, equal as floats, with different b)."""
     for case in _cases(reference):
-        if _number(case.get("a")) == a:
+        if _number(case.get("a")) == a and _number(case.get("b")) == b:
             once = _pair(_results(case).get(f"x.{what}()"))
             if once is not None:
                 return [0.0, once[1], 2 * once[1]]

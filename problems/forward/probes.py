@@ -149,7 +149,8 @@ def quotient(_):
     return cases
 
 
-#: the unary primitives: where their points are drawn (away from poles and from relu's kink)
+#: the unary primitives: where their random points are drawn (away from poles and from relu's kink, which is
+#: probed exactly: `KINKS`)
 UNARY = {
     "exp": lambda rng: rng.uniform(-2.0, 2.0),
     "log": lambda rng: rng.uniform(0.2, 4.0),
@@ -158,22 +159,38 @@ UNARY = {
 }
 
 
+#: points where a primitive has a kink, probed exactly there (the rule's convention, not a derivative): relu's
+#: tangent at a = 0 is 0, like reverse mode's `operators.relu_back` (d if x > 0 else 0); -0.0 too (-0.0 >= 0)
+KINKS = {
+    "relu": [(0.0, 0.7), (-0.0, -1.3)],
+}
+
+
 def unary_probe(name, seed):
-    """g(a + bε), g(a + 2bε) and g(a + 0ε) at a few points: the tangent must be g'(a)·b, linear in b."""
+    """g(a + bε), g(a + 2bε) and g(a + 0ε) at a few points: the tangent must be g'(a)·b, linear in b.
+    Then the same at the primitive's kinks (`KINKS`), marked `"kink": True` and with no central difference
+    (there is no derivative there to estimate)."""
 
     def run(_):
         rng = random.Random(seed)
         apply = lambda x: getattr(x, name)()  # noqa: E731
-        cases = []
-        for _ in range(6):
-            a, b = UNARY[name](rng), away(rng, 0.3, 2.0)
-            results = {
+
+        def results_at(a, b):
+            return {
                 f"x.{name}()": capture(lambda: pair(apply(F.Dual(a, b)))),
                 f"x.{name}() with the tangent doubled (a + 2bε)": capture(lambda: pair(apply(F.Dual(a, 2 * b)))),
                 f"x.{name}() of a constant (a + 0ε)": capture(lambda: pair(apply(F.Dual(a, 0.0)))),
             }
+
+        cases = []
+        for _ in range(6):
+            a, b = UNARY[name](rng), away(rng, 0.3, 2.0)
+            results = results_at(a, b)
             slopes = {f"x.{name}()": capture(lambda: slope(apply, (a,), (b,)))}
             cases.append({"inputs": f"x = {dual_text(a, b)}", "a": a, "b": b, "results": results, "slopes": slopes})
+        for a, b in KINKS.get(name, ()):
+            cases.append({"inputs": f"x = {dual_text(a, b)} (a = {a:g}, the kink)", "a": a, "b": b,
+                          "results": results_at(a, b), "slopes": {}, "kink": True})
         return cases
 
     return run
