@@ -85,6 +85,14 @@ def _fd_opinion(case: Dict[str, Any]) -> str:
     return " Your backward agrees with finite differences of your forward, so the forward is probably what is wrong."
 
 
+_GRAD_NOTE = ", output gradient with permuted strides"
+_NONCONTIGUOUS_HINT = (
+    " The gradient arriving at View.backward may be non-contiguous (here it has permuted strides, as when"
+    " the view is permuted later: `x.view(4, 3).permute(1, 0)`), so its storage is not in row-major order:"
+    " make it contiguous (e.g. `grad_output.contiguous()`) before its storage is reused with the input's shape."
+)
+
+
 def op_backward(student, reference, options) -> Verdict:
     """Every case's input gradients equal the reference's (rtol 1e-7), summed back over broadcast dims."""
     rtol, atol = float(options.get("rtol", 1e-7)), float(options.get("atol", 1e-10))
@@ -94,11 +102,16 @@ def op_backward(student, reference, options) -> Verdict:
     for i, (g, w) in enumerate(zip(got, want)):
         if "noncontiguous" in w:
             continue
+        permuted = w.get("grad_layout") == "permuted"
         message = error_text(g.get("backward") if isinstance(g, dict) else None, DISPLAY)
         if message:
-            return Verdict(0.0, f"{_case_label(i)}: backward raised {message}")
+            return Verdict(0.0, f"{_case_label(i)}{_GRAD_NOTE if permuted else ''}: backward raised {message}"
+                                f"{_NONCONTIGUOUS_HINT if permuted else ''}")
         problem = compare_values(g.get("backward"), w["backward"], rtol, atol, "input gradients")
         if problem:
+            if permuted:  # the earlier cases, with a contiguous output gradient, passed
+                return Verdict(0.0, f"{_case_label(i)} ({_shape_note(w)}{_GRAD_NOTE}): {problem}."
+                                    f"{_NONCONTIGUOUS_HINT}")
             return Verdict(0.0, f"{_case_label(i)} ({_shape_note(w)}): {problem}.{_fd_opinion(g)}")
     return Verdict(1.0, f"gradients match the reference on {len(want) - sum('noncontiguous' in w for w in want)} cases")
 

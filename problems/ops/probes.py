@@ -3,8 +3,9 @@
 Each probe applies one Function directly (`F.apply`, so no other student
 Function is involved) to seeded inputs: several shapes, broadcasting pairs and
 non-contiguous (permuted-stride) layouts. Backward runs through the reference
-autodiff with a random output gradient. A few central differences of the
-student's own forward are returned as a second opinion on the backward.
+autodiff with a random output gradient (for View also one with permuted strides,
+as a later permute hands it). A few central differences of the student's own
+forward are returned as a second opinion on the backward.
 """
 
 import zlib
@@ -47,11 +48,13 @@ def grads_of(inputs):
     return [None if x.grad is None else as_list(x.grad) for x in inputs]
 
 
-def run_case(fn, arrays, extra=(), contiguous=True, fd_points=2, rng=None, backward=True):
+def run_case(fn, arrays, extra=(), contiguous=True, fd_points=2, rng=None, backward=True, grad_contiguous=True):
     """Forward, backward with a random output gradient, and central differences of the forward.
 
     `backward=False` for a Function the course gives without a backward (IsClose):
     only the forward is the student's, so only the forward (and the input shapes) is returned.
+    `grad_contiguous=False`: the output gradient has permuted strides (same values), as the gradient a
+    later `permute` hands back does; the case then says so (`grad_layout`).
     """
     inputs = [make(a, contiguous) for a in arrays]
     result = {}
@@ -68,9 +71,11 @@ def run_case(fn, arrays, extra=(), contiguous=True, fd_points=2, rng=None, backw
         return {"forward": out, "backward": out}
     result["forward"] = capture(lambda: as_list(out))
     g = rng.uniform(-1.0, 1.0, size=out.shape)
+    if not grad_contiguous:
+        result["grad_layout"] = "permuted"
 
     def backward():
-        out.backward(minitorch.tensor(g))
+        out.backward(minitorch.tensor(g) if grad_contiguous else make(g, contiguous=False, requires_grad=False))
         return grads_of(inputs)
 
     result["backward"] = capture(backward)
@@ -189,6 +194,11 @@ def op_view(_):
     cases = []
     for shape, new in (((3, 4), (12,)), ((3, 4), (2, 6)), ((2, 3, 4), (6, 4)), ((12,), (2, 2, 3))):
         cases.append(run_case(tf.View, [rng.uniform(-2, 2, shape)], extra=[list(new)], contiguous=True, rng=rng))
+    # the output gradient with permuted strides, as `x.view(...).permute(...)` hands it back: View.backward
+    # must read it in logical (row-major) order, not reuse its storage as is
+    for shape, new in (((3, 4), (4, 3)), ((2, 3, 4), (6, 4)), ((12,), (2, 2, 3))):
+        cases.append(run_case(tf.View, [rng.uniform(-2, 2, shape)], extra=[list(new)], contiguous=True, rng=rng,
+                              grad_contiguous=False))
     # a view of a non-contiguous tensor must fail like PyTorch's (or give the row-major reshape)
     values = rng.uniform(-2, 2, (3, 4))
     permuted = make(values, contiguous=False)
