@@ -3,7 +3,9 @@ r"""Parent-side judges and inputs for `manual_backprop`. The digits' test labels
 Misconceptions are named only on properties of the submission's own outputs:
 
 - `softmax-overflow`: the function is right on some logits z but gives inf/nan on z + 1000
-  (softmax and log-softmax do not change when a constant is added to a row; only exp(1000) overflows);
+  (softmax and log-softmax do not change when a constant is added to a row; only exp(1000) overflows),
+  or the backward's output-layer gradients are right on moderate logits but inf/nan on the problem whose
+  logits are near +750 (its own softmax, recomputed without the max shift);
 - `log-of-softmax`: a log-probability the reference computes near -1000 comes out -inf, nan, or in
   [-745.4, 0] (no log of a positive float64 is below log(5e-324) = -744.4): whatever the code, it took the
   log of a probability that had underflowed (also judged when the same code overflows on logits near +1000:
@@ -253,21 +255,43 @@ def _check_reference(want: np.ndarray, ref: Dict[str, Any], key: str) -> None:
         raise ReferenceDisagrees(f"reference d{key} disagrees with central differences on {ref['what']}")
 
 
+def _gradient_overflowed(value: Any, got: Optional[np.ndarray]) -> bool:
+    """A student's gradient has inf/nan entries, or computing it raised an overflow error."""
+    err = value.get("__error__") if isinstance(value, dict) else None
+    if isinstance(err, dict):
+        return err.get("type") in ("FloatingPointError", "OverflowError")
+    return got is not None and got.size > 0 and not np.all(np.isfinite(got))
+
+
 def gradients(student, reference, options) -> Verdict:
     """The gradients named in `keys` equal the reference's on each small problem (rtol/atol); the message
     adds what central differences of the student's own loss say."""
     rtol, atol = float(options.get("rtol", 1e-6)), float(options.get("atol", 1e-10))
     keys = [str(k) for k in options.get("keys", KEYS)]
     cases = {c.get("case"): c for c in student.value if isinstance(c, dict)} if isinstance(student.value, list) else {}
+    judged = 0
     for ref in reference.value:
+        # a problem may be judged on some gradients only (the confident one: the output layer's)
+        case_keys = [k for k in keys if k in ref.get("keys", keys)]
+        if not case_keys:
+            continue
+        judged += 1
         case = cases.get(ref["case"])
         if not isinstance(case, dict) or not isinstance(case.get("grads"), dict):
             return Verdict(0.0, f"problem {ref['what']}: no gradients")
-        for key in keys:
+        for key in case_keys:
             want = to_array(ref["grads"][key])
             _check_reference(want, ref, key)
             got, why = _grad(case["grads"].get(key))
             label = f"d loss / d {key} on a problem with {ref['what']}"
+            if ref.get("large_logits") and _gradient_overflowed(case["grads"].get(key), got):
+                # the problems before this one (moderate logits) were right: only exp beyond its range differs
+                shown = short(got) if got is not None else why
+                return Verdict(0.0, f"{label}: got {shown}, expected {short(want)} (finite). Right on the problems "
+                                    "with moderate logits, but inf/nan where logits are near +750: exp(750) "
+                                    "overflows to inf and inf / inf = nan. The softmax inside backward must be the "
+                                    "stable one too: subtract each row's maximum before exp (or call your "
+                                    "softmax)", misconception="softmax-overflow")
             if got is None:
                 return Verdict(0.0, f"{label}: {why}")
             if got.shape != want.shape:
@@ -278,7 +302,7 @@ def gradients(student, reference, options) -> Verdict:
                 hint = _scale_hint(got, want, int(ref.get("batch", 1)))
                 fd = _fd_opinion(got, want, case.get("central_differences"), key)
                 return Verdict(0.0, f"{label}: {problem}.{hint}{fd}")
-    return Verdict(1.0, f"{', '.join('d' + k for k in keys)} match the reference on {len(reference.value)} problems "
+    return Verdict(1.0, f"{', '.join('d' + k for k in keys)} match the reference on {judged} problems "
                         "(the reference's agree with central differences)")
 
 

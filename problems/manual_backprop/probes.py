@@ -192,20 +192,36 @@ def central_differences(params, x, y):
     return fd
 
 
+#: the confident problem's output biases, added to a small problem's: logits near +750 (beyond exp's range,
+#: about 709.8) for two classes close to each other (probabilities between 0.1 and 0.9: a gradient neither 0 nor
+#: +-1/B), one class near 0 and one near -750 (their probabilities underflow to 0)
+CONFIDENT_B2 = (750.0, 749.0, 0.0, -750.0)
+#: its labels: mostly the two likely classes (a loss of order 1 per example), one the class near 0
+CONFIDENT_Y = (0, 1, 1, 0, 2, 1)
+
+
+def gradient_case(name, what, params, x, y, **extra):
+    """One problem of the gradients probe: the student's gradients and central differences of the student's loss."""
+    return {"case": name, "what": what, "batch": int(x.shape[0]), "grads": gradients_of(params, x, y),
+            "central_differences": capture(lambda: central_differences(params, x, y)), **extra}
+
+
 @probe("gradients")
 def gradients_probe(_):
-    """Two small problems: the student's gradients and central differences of the student's loss."""
+    """Two small problems with moderate logits, then one with confident logits near +750 (a saturated output
+    layer), judged on the output layer's gradients only (`keys`): its softmax must be the stable one too."""
     rng = np.random.default_rng(23)
     cases = []
     for batch, d, hidden, classes in ((7, 6, 5, 4), (3, 4, 8, 3)):
         params, x, y = random_problem(rng, batch, d, hidden, classes)
-        cases.append({
-            "case": f"B{batch}_D{d}_H{hidden}_C{classes}",
-            "what": f"B = {batch}, D = {d}, H = {hidden}, C = {classes}",
-            "batch": batch,
-            "grads": gradients_of(params, x, y),
-            "central_differences": capture(lambda: central_differences(params, x, y)),
-        })
+        cases.append(gradient_case(f"B{batch}_D{d}_H{hidden}_C{classes}",
+                                   f"B = {batch}, D = {d}, H = {hidden}, C = {classes}", params, x, y))
+    params, x, _ = random_problem(np.random.default_rng(37), len(CONFIDENT_Y), 5, 4, len(CONFIDENT_B2))
+    params["b2"] = params["b2"] + np.array(CONFIDENT_B2)
+    cases.append(gradient_case(
+        "confident", f"B = {len(CONFIDENT_Y)}, D = 5, H = 4, C = {len(CONFIDENT_B2)} and confident logits: "
+        "output biases near +750, +749, 0, -750 (logits beyond exp's range of about 709.8)",
+        params, x, np.array(CONFIDENT_Y), keys=["W2", "b2"], large_logits=True))
     return cases
 
 
