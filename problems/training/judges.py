@@ -422,10 +422,46 @@ def minibatches(student, reference, options) -> Verdict:
     return Verdict(1.0, f"batches of at most {batch_size} examples, every example once per epoch")
 
 
+def _reported_accuracy(logged: Any) -> Optional[str]:
+    """Why the validation accuracy the loop handed to log_fn is wrong (None when every epoch's is right).
+
+    Each record (one per log_fn call, the first ones) is {"reported", "lo", "hi"}: the last entry of the
+    `validation_accuracy` list the loop passed, and the accuracy range of the model's eval-mode predictions on
+    data_val at that moment, computed by the probe. A call not of the course's shape (`{"shape": ...}`: the
+    loop rewrote the given `log_fn(...)` call) or a record the probe could not compute (`error`) is not judged.
+    """
+    if not isinstance(logged, list):
+        return None
+    for epoch, record in enumerate(logged, start=1):
+        if not isinstance(record, dict) or "shape" in record or "error" in record:
+            continue
+        lo, hi, got = record.get("lo"), record.get("hi"), record.get("reported")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi)):
+            continue
+        want = f"{lo:.4f}" if lo == hi else f"{lo:.4f} to {hi:.4f}"
+        if not isinstance(got, (int, float)) or isinstance(got, bool):
+            return (f"log_fn call {epoch}: no validation accuracy to read (validation_accuracy[-1] is not a number: "
+                    f"{str(got)[:80]}); the model's eval-mode predictions on data_val score {want}: append "
+                    "get_accuracy(validation_predictions) to validation_accuracy after each epoch")
+        if not lo - 1e-9 <= got <= hi + 1e-9:
+            return (f"log_fn call {epoch}: the validation accuracy passed to log_fn is {got:.4f}, but the model's "
+                    f"eval-mode predictions on data_val score {want} against data_val's labels at that moment: "
+                    "predict on X_val, pair the predictions with y_val (get_predictions_array(y, out)) and append "
+                    "get_accuracy(validation_predictions) to validation_accuracy")
+    return None
+
+
 def eval_mode(student, reference, options) -> Verdict:
-    """Validation forwards run in eval mode; training forwards in training mode."""
+    """Validation forwards run in eval mode; the forwards the loop trains on (whose output reached a backward pass)
+    in training mode; the validation accuracy handed to log_fn is that of the model's eval-mode predictions.
+
+    A forward on training rows whose output never reaches backward() (`measured`: the training accuracy measured
+    with dropout off after the step) may run in either mode. When no forward reached a backward pass (a loop whose
+    backward is not the framework's), every training-row forward is judged as one that trains.
+    """
     value = student.value if isinstance(student.value, dict) else {}
     val, train = value.get("validation"), value.get("training")
+    measured = value.get("measured") if isinstance(value.get("measured"), list) else []
     if not isinstance(val, list) or not isinstance(train, list):
         return Verdict(0.0, "no forward calls recorded")
     if not val:
@@ -433,9 +469,17 @@ def eval_mode(student, reference, options) -> Verdict:
     if any(v is not False for v in val):
         return Verdict(0.0, "validation predictions were computed in training mode (dropout active): "
                             "call model.eval() first", misconception="dropout-in-eval")
-    if not train or any(v is not True for v in train):
+    if train:
+        if any(v is not True for v in train):
+            return Verdict(0.0, "some training steps ran in evaluation mode (a forward pass whose loss was "
+                                "backpropagated ran after model.eval(), dropout off): call model.train() again after "
+                                "validating, before the next training forward")
+    elif not measured or any(v is not True for v in measured):
         return Verdict(0.0, "some training steps ran in evaluation mode: call model.train() again after validating")
-    return Verdict(1.0, "eval mode for validation, training mode for training")
+    wrong = _reported_accuracy(value.get("logged"))
+    if wrong is not None:
+        return Verdict(0.0, wrong)
+    return Verdict(1.0, "eval mode for validation, training mode for training, the validation accuracy reported")
 
 
 JUDGES = {

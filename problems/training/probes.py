@@ -25,8 +25,9 @@ that calls log_fn a million times sends an even sample of its losses and the cou
 
 import gc
 import os
+import weakref
 from functools import lru_cache
-from typing import ClassVar, List, Set, Tuple
+from typing import Any, ClassVar, Dict, List, Set, Tuple
 
 import numpy as np
 
@@ -413,39 +414,171 @@ def loop(inputs_dir):
 
 
 class ModeNetwork(hw.Network):
-    """The reference Network, recording its mode and whether it was fed validation rows."""
+    """The reference Network, recording per forward whether it was fed validation rows, its mode, and (set by
+    `BackwardWatch`) whether its output reached a backward pass: [is_val, training, backpropagated]."""
 
     #: shared by the instances a run makes (the trainer may build its own); eval_mode resets them
-    calls: ClassVar[List[Tuple[bool, bool]]] = []
+    calls: ClassVar[List[List[Any]]] = []
     validation: ClassVar[Set[float]] = set()
+    #: id(output) -> (weak reference to the output, its record in `calls`), for outputs still alive
+    outputs: ClassVar[Dict[int, Tuple[Any, List[Any]]]] = {}
 
     def forward(self, embeddings):
         rows = fingerprints(embeddings.to_numpy())
         is_val = bool(rows) and all(r in ModeNetwork.validation for r in rows)
-        ModeNetwork.calls.append((is_val, self.training))
-        return super().forward(embeddings)
+        call = [is_val, self.training, False]
+        ModeNetwork.calls.append(call)
+        out = super().forward(embeddings)
+        ModeNetwork.watch(out, call)
+        return out
+
+    @staticmethod
+    def watch(out, call):
+        """Remember `out` until it is freed (a weak reference: a loop's thousand measuring forwards keep no graph
+        alive), so that a backward pass whose graph holds it marks its forward as trained."""
+        key, outputs = id(out), ModeNetwork.outputs
+
+        def forget(ref, key=key):
+            if outputs.get(key, (None,))[0] is ref:
+                del outputs[key]
+
+        try:
+            outputs[key] = (weakref.ref(out, forget), call)
+        except TypeError:  # not weakly referenceable: kept alive (the probe's run is small)
+            outputs[key] = ((lambda out=out: out), call)
+
+
+class BackwardWatch:
+    """Marks the ModeNetwork forwards whose output is in the graph of a backward pass (`autodiff.backpropagate`,
+    which `Tensor.backward` calls): those trained the network. A forward that only measures (predictions, the
+    training accuracy) reaches no backward pass, whatever mode it ran in."""
+
+    def __enter__(self):
+        self._backprop = autodiff.backpropagate
+
+        def backpropagate(variable, deriv):
+            outputs = ModeNetwork.outputs
+            if outputs:
+                for key in _graph_ids(variable) & outputs.keys():
+                    ref, call = outputs[key]
+                    if ref() is not None:
+                        call[2] = True
+            return self._backprop(variable, deriv)
+
+        autodiff.backpropagate = backpropagate
+        return self
+
+    def __exit__(self, *exc):
+        autodiff.backpropagate = self._backprop
+        ModeNetwork.outputs = {}
+        return False
+
+
+def _descendants(module):
+    """`module` and every module under it."""
+    found, stack = [], [module]
+    while stack:
+        m = stack.pop()
+        if any(m is f for f in found):
+            continue
+        found.append(m)
+        try:
+            stack.extend(m.modules())
+        except Exception:
+            pass
+    return found
+
+
+class ValidationLog:
+    """The loop's log_fn in `eval_mode`: at each call, the validation accuracy the loop reports (the last entry of
+    `validation_accuracy`, the 5th argument of the course's call `log_fn(epoch, train_loss, train_accuracy,
+    validation_predictions, validation_accuracy)`, given code in every starter) and the accuracy that the model's
+    eval-mode predictions on data_val score at that moment against data_val's labels, computed here with the
+    network's own forward (not recorded in ModeNetwork.calls; each module's mode is put back afterwards).
+
+    The probe's labels (`labels`) are the complements of the first training labels, so validation labels taken
+    from y_train give the complementary accuracy, never the same one (23 examples: no accuracy of 1/2)."""
+
+    def __init__(self, trainer, X_val, labels):
+        self.trainer, self.X_val, self.labels = trainer, X_val, np.asarray(labels, dtype=np.float64)
+        self.records = []  # the first MAX_MODES calls: {"reported", "lo", "hi"} or {"shape": ...}
+        self.count = 0
+
+    def expected(self):
+        """(lowest, highest) accuracy of the model's eval-mode predictions now (an output within 1e-9 of 0.5
+        counts either way: the loop's own forward may round differently)."""
+        model = self.trainer.model
+        modules = _descendants(model)
+        modes = [m.__dict__.get("training") for m in modules]
+        try:
+            for m in modules:
+                m.__dict__["training"] = False
+            probs = np.asarray(hw.Network.forward(model, minitorch.tensor(self.X_val)).to_numpy(),
+                               dtype=np.float64).reshape(-1)
+        finally:
+            for m, mode in zip(modules, modes):
+                m.__dict__["training"] = mode
+        sure = np.abs(probs - 0.5) > 1e-9
+        right = int(np.sum(sure & ((probs > 0.5) == (self.labels > 0.5))))
+        n = len(self.labels)
+        return right / n, (right + int(np.sum(~sure))) / n
+
+    def __call__(self, *args, **kwargs):
+        self.count += 1
+        if len(self.records) >= MAX_MODES:
+            return
+        if "validation_accuracy" in kwargs:
+            accuracies = kwargs["validation_accuracy"]
+        elif len(args) == 5:
+            accuracies = args[4]
+        else:  # not the course's call of log_fn: nothing to read the validation accuracy from
+            self.records.append({"shape": [len(args), sorted(str(k) for k in kwargs)[:10]]})
+            return
+        reported = None
+        try:
+            last = accuracies[-1]
+            reported = float(last.item() if hasattr(last, "item") else last)
+        except Exception:
+            pass
+        try:
+            lo, hi = self.expected()
+        except Exception as exc:
+            self.records.append({"reported": reported, "error": error_record(exc)["__error__"]})
+            return
+        self.records.append({"reported": reported if reported is None or np.isfinite(reported) else str(reported),
+                             "lo": lo, "hi": hi})
 
 
 @probe("eval_mode")
 def eval_mode(inputs_dir):
+    """The modes of the validation forwards and of the training-row forwards, these split by whether their output
+    reached a backward pass (`training`) or not (`measured`: predictions only, e.g. a training accuracy measured
+    with dropout off); and the validation accuracy log_fn received at each epoch with the one it should be."""
     X, y, X_held = load(inputs_dir)
     X, y, X_val = X[:40], y[:40], X_held[:23]
     ModeNetwork.calls = []
+    ModeNetwork.outputs = {}
     ModeNetwork.validation = set(fingerprints(X_val)) - set(fingerprints(X))
     trainer = hw.SentenceSentimentTrain()
     trainer.model = ModeNetwork(embedding_dim=X.shape[2], hidden_dim=8, dropout_prob=0.5)
-    dummy_labels = [0.0] * len(X_val)
-    trainer.train((course_lists(X), as_lists(y)), learning_rate=0.01, batch_size=20, max_epochs=2,
-                  data_val=(course_lists(X_val), dummy_labels), log_fn=quiet_log)
-    return mode_lists(ModeNetwork.calls)
+    labels = [1.0 - float(v) for v in y[:len(X_val)]]  # not y_train's: a loop that reads those is seen
+    log = ValidationLog(trainer, X_val, labels)
+    with BackwardWatch():
+        trainer.train((course_lists(X), as_lists(y)), learning_rate=0.01, batch_size=20, max_epochs=2,
+                      data_val=(course_lists(X_val), labels), log_fn=log)
+    return {**mode_lists(ModeNetwork.calls), "logged": log.records, "log_calls": log.count}
 
 
 def mode_lists(calls):
-    """The modes (True, False, or None for anything else) of the validation and training forwards, each list
-    bounded: the first MAX_MODES, then only a mode not kept yet (what the judge reads: which modes occurred)."""
-    modes = {"validation": [], "training": []}
-    for is_val, training in calls:
-        kept = modes["validation" if is_val else "training"]
+    """The modes (True, False, or None for anything else) of the validation forwards, of the training-row forwards
+    that reached a backward pass (`training`) and of those that did not (`measured`), each list bounded: the first
+    MAX_MODES, then only a mode not kept yet (what the judge reads: which modes occurred). A call recorded as
+    (is_val, training), without whether it reached a backward pass, counts as a training forward."""
+    modes = {"validation": [], "training": [], "measured": []}
+    for call in calls:
+        is_val, training = call[0], call[1]
+        trained = call[2] if len(call) > 2 else True  # (is_val, training): every forward counted as training
+        kept = modes["validation" if is_val else "training" if trained else "measured"]
         mode = training if isinstance(training, bool) else None
         if len(kept) < MAX_MODES or not any(m is mode for m in kept):
             kept.append(mode)

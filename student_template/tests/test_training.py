@@ -229,7 +229,7 @@ def test_each_step_takes_one_batch(stand_in, working_autodiff):
 
 
 def test_validation_runs_in_eval_mode(stand_in, corpus, working_autodiff):
-    """Validation forwards in eval mode (dropout off); training forwards in training mode."""
+    """Validation forwards in eval mode (dropout off); one training forward per batch in training mode."""
     (X, y), (X_val, y_val) = corpus
     X, y, X_val, y_val = X[:40], y[:40], X_val[:23], y_val[:23]
     validation_rows = set(fingerprints(X_val)) - set(fingerprints(X))
@@ -244,8 +244,11 @@ def test_validation_runs_in_eval_mode(stand_in, corpus, working_autodiff):
         "the validation data was run in training mode: call model.eval() before evaluating "
         "(dropout must be off when measuring accuracy)"
     )
-    assert on_training and all(on_training), (
-        "some training batches ran in evaluation mode: call model.train() again after evaluating"
+    batches = 2 * 2  # 2 epochs of 40 examples in batches of 20
+    assert sum(1 for training in on_training if training) >= batches, (
+        "some training batches ran in evaluation mode: call model.train() again after evaluating "
+        "(only a forward pass that merely measures, such as the training accuracy with dropout off, may run in "
+        "evaluation mode)"
     )
 
 
