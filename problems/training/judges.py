@@ -165,8 +165,10 @@ def _nothing_recorded(run: Dict[str, Any], before: str, otherwise: str) -> Verdi
 
 
 def loop_loss(student, reference, options) -> Verdict:
-    """The loss the loop backpropagates (offerings whose loss is computed inline in `train`): at each
-    recorded step, the mean binary cross-entropy of that batch's outputs and labels, within LOSS_RTOL."""
+    """The loss the loop backpropagates: at each recorded step, the mean binary cross-entropy of that batch's
+    outputs and labels, within LOSS_RTOL; or, where the loss is a function of the submission's
+    (`binary_cross_entropy_loss`), that function's value on the batch called as `(out, y)` (`own`): whether the
+    function itself is right is `bce_values`' business, not this test's."""
     run, _ = training_run(student.value)
     steps = run.get("losses") if isinstance(run.get("losses"), list) else []
     if not steps:
@@ -182,11 +184,17 @@ def loop_loss(student, reference, options) -> Verdict:
             return Verdict(0.0, f"step {k}: the batch's outputs could not be read as probabilities")
         want = float(np.mean(-(y * np.log(out) + (1 - y) * np.log(1 - out))))
         got = float(loss.ravel()[0]) if loss.size == 1 else float("nan")
+        own = step.get("own")
+        if isinstance(own, float) and np.isfinite(got) and np.isclose(got, own, rtol=LOSS_RTOL, atol=1e-12):
+            continue  # the submission's loss function, called as the course's loop calls it
         if not np.isfinite(got) or not np.isclose(got, want, rtol=LOSS_RTOL, atol=1e-12):
             recorded = [{"p": st.get("out"), "y": st.get("y"), "loss": st.get("loss")}
                         for st in steps if isinstance(st, dict)]
             hint, misconception = _bce_diagnosis(got, want, out.size, recorded)
             what = f"{got:.10g}" if loss.size == 1 else f"a tensor of {loss.size} values (reduce it to one)"
+            if not hint and isinstance(own, float):
+                hint = (f"; your loss function called as the loop should call it, binary_cross_entropy_loss(out, y) "
+                        f"with the batch's outputs first, gives {own:.10g}")
             return Verdict(0.0, f"step {k}: the loop backpropagated {what}, expected the batch's mean binary "
                                 f"cross-entropy {want:.10g} (rtol={LOSS_RTOL:g}){hint}", misconception=misconception)
     what = f"the loss backpropagated at {len(steps)} steps is the batch's mean binary cross-entropy"
@@ -425,30 +433,33 @@ def minibatches(student, reference, options) -> Verdict:
 def _reported_accuracy(logged: Any) -> Optional[str]:
     """Why the validation accuracy the loop handed to log_fn is wrong (None when every epoch's is right).
 
-    Each record (one per log_fn call, the first ones) is {"reported", "lo", "hi"}: the last entry of the
-    `validation_accuracy` list the loop passed, and the accuracy range of the model's eval-mode predictions on
-    data_val at that moment, computed by the probe. A call not of the course's shape (`{"shape": ...}`: the
-    loop rewrote the given `log_fn(...)` call) or a record the probe could not compute (`error`) is not judged.
+    Each record (one per log_fn call, the first ones) is {"reported", "lo", "hi", "examples"}: the last entry of
+    the `validation_accuracy` list the loop passed, and the accuracy range of the model's eval-mode predictions on
+    data_val at that moment, computed by the probe, over `examples` examples. The reported accuracy may differ by
+    less than half an example (float32, rounding). A call not of the course's shape (`{"shape": ...}`: the loop
+    rewrote the given `log_fn(...)` call), one with no number to read (a loop that logs before it validates), or a
+    record the probe could not compute (`error`) is not judged.
     """
     if not isinstance(logged, list):
         return None
     for epoch, record in enumerate(logged, start=1):
         if not isinstance(record, dict) or "shape" in record or "error" in record:
             continue
-        lo, hi, got = record.get("lo"), record.get("hi"), record.get("reported")
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi)):
-            continue
-        want = f"{lo:.4f}" if lo == hi else f"{lo:.4f} to {hi:.4f}"
-        if not isinstance(got, (int, float)) or isinstance(got, bool):
-            return (f"log_fn call {epoch}: no validation accuracy to read (validation_accuracy[-1] is not a number: "
-                    f"{str(got)[:80]}); the model's eval-mode predictions on data_val score {want}: append "
-                    "get_accuracy(validation_predictions) to validation_accuracy after each epoch")
-        if not lo - 1e-9 <= got <= hi + 1e-9:
-            return (f"log_fn call {epoch}: the validation accuracy passed to log_fn is {got:.4f}, but the model's "
+        lo, hi, got, n = record.get("lo"), record.get("hi"), record.get("reported"), record.get("examples")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi, got)):
+            continue  # nothing to compare (a log_fn call with no accuracy yet: a loop that logs per batch)
+        slack = 0.5 / n if isinstance(n, int) and n > 0 else ACCURACY_SLACK  # a stored or rounded accuracy passes
+        if not lo - slack <= got <= hi + slack:
+            want = f"{lo:.6g}" if lo == hi else f"{lo:.6g} to {hi:.6g}"
+            return (f"log_fn call {epoch}: the validation accuracy passed to log_fn is {got:.6g}, but the model's "
                     f"eval-mode predictions on data_val score {want} against data_val's labels at that moment: "
                     "predict on X_val, pair the predictions with y_val (get_predictions_array(y, out)) and append "
                     "get_accuracy(validation_predictions) to validation_accuracy")
     return None
+
+
+#: how far a reported validation accuracy may be from the one computed when the probe gives no example count
+ACCURACY_SLACK = 0.01
 
 
 def eval_mode(student, reference, options) -> Verdict:

@@ -7,7 +7,7 @@ predicted probabilities; the parent, which alone has the labels, scores them.
 
 The loop probes only observe (plain data for the parent's judges):
 
-- `LoopAudit` wraps `autodiff.backpropagate` and the optimizers' `step`: for every
+- `LoopAudit` wraps `autodiff.backpropagate` (and its names bound elsewhere) and the optimizers' `step`: for every
   step, how many backward passes the gradient each parameter carries came from.
   The course's optimizers REPLACE each parameter's value, so a loop without
   `zero_grad` still steps with one backward's gradient; only gradients that
@@ -25,6 +25,7 @@ that calls log_fn a million times sends an even sample of its losses and the cou
 
 import gc
 import os
+import sys
 import weakref
 from functools import lru_cache
 from typing import Any, ClassVar, Dict, List, Set, Tuple
@@ -263,6 +264,21 @@ def _grad(value):
     return arr if np.any(arr != 0) else None
 
 
+def rebind_backpropagate(old, new):
+    """Set to `new` every loaded module's `backpropagate` that is `old`: autodiff's own, which `Tensor.backward`
+    calls, and the names bound at import (`minitorch.backpropagate`, a student module's `from minitorch import
+    backpropagate`), so that a loop calling any of them is seen. Returns the modules changed (to put `old` back)."""
+    changed = []
+    for module in list(sys.modules.values()):
+        try:
+            if getattr(module, "backpropagate", None) is old:
+                module.backpropagate = new
+                changed.append(module)
+        except Exception:  # a module whose attributes cannot be read or set is not one the loop calls through
+            continue
+    return changed
+
+
 class LoopAudit:
     """Counts, per parameter value, the backward passes its gradient accumulates; reads them at each step.
 
@@ -355,13 +371,14 @@ class LoopAudit:
         return step
 
     def __enter__(self):
-        autodiff.backpropagate = self.backpropagate
+        self._rebound = rebind_backpropagate(self._backprop, self.backpropagate)
         for cls, original in self._steps.items():
             cls.step = self.step_wrapper(original)
         return self
 
     def __exit__(self, *exc):
-        autodiff.backpropagate = self._backprop
+        for module in self._rebound:
+            module.backpropagate = self._backprop
         for cls, original in self._steps.items():
             cls.step = original
         return False
@@ -384,8 +401,25 @@ def _audited_run(X, y, rows, batch_size, epochs, data_val=None, catch=False):
             if not catch:
                 raise
             error = error_record(exc)["__error__"]
+    for record in audit.losses:
+        record["own"] = own_loss(record["out"], record["y"])
     return {"backward_calls": audit.backwards, "steps": audit.steps, "step_count": audit.step_count,
             "trained": audit.trained, "trained_count": audit.trained_count, "error": error, "losses": audit.losses}
+
+
+def own_loss(out, y):
+    """The submission's own loss function (`binary_cross_entropy_loss`, f25's `cross_entropy_loss`) on a recorded
+    batch's outputs and labels, called as the course's loop calls it, `(out, y)`: what a loop that uses the
+    function as intended backpropagates (None without one, or when it fails or gives no single number)."""
+    function = getattr(hw, "binary_cross_entropy_loss", None) or getattr(hw, "cross_entropy_loss", None)
+    if not callable(function):
+        return None
+    try:
+        value = np.asarray(function(minitorch.tensor(list(out)), minitorch.tensor(list(y))).to_numpy(),
+                           dtype=np.float64).ravel()
+    except Exception:
+        return None
+    return float(value[0]) if value.size == 1 and np.isfinite(value[0]) else None
 
 
 @probe("loop")
@@ -465,11 +499,12 @@ class BackwardWatch:
                         call[2] = True
             return self._backprop(variable, deriv)
 
-        autodiff.backpropagate = backpropagate
+        self._rebound = rebind_backpropagate(self._backprop, backpropagate)
         return self
 
     def __exit__(self, *exc):
-        autodiff.backpropagate = self._backprop
+        for module in self._rebound:
+            module.backpropagate = self._backprop
         ModeNetwork.outputs = {}
         return False
 
@@ -546,7 +581,7 @@ class ValidationLog:
             self.records.append({"reported": reported, "error": error_record(exc)["__error__"]})
             return
         self.records.append({"reported": reported if reported is None or np.isfinite(reported) else str(reported),
-                             "lo": lo, "hi": hi})
+                             "lo": lo, "hi": hi, "examples": len(self.labels)})
 
 
 @probe("eval_mode")
