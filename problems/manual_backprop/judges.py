@@ -284,6 +284,15 @@ def gradients(student, reference, options) -> Verdict:
             _check_reference(want, ref, key)
             got, why = _grad(case["grads"].get(key))
             label = f"d loss / d {key} on a problem with {ref['what']}"
+            if ref.get("per_row") and _gradient_overflowed(case["grads"].get(key), got):
+                # right on the confident problem (every row's maximum in the same columns): the shift is not per row
+                shown = short(got) if got is not None else why
+                return Verdict(0.0, f"{label}: got {shown}, expected {short(want)} (finite). Right where every row's "
+                                    "largest logits sit in the same columns, but inf/nan on rows whose maxima "
+                                    "differ: shift each row by its OWN maximum (np.max(z, axis=1, keepdims=True)), "
+                                    "not by the batch's maximum, the row's mean or one column; a row 750 below the "
+                                    "batch's maximum becomes 0 / 0, a row spanning -1000..1000 overflows around "
+                                    "its mean")
             if ref.get("large_logits") and _gradient_overflowed(case["grads"].get(key), got):
                 # the problems before this one (moderate logits) were right: only exp beyond its range differs
                 shown = short(got) if got is not None else why

@@ -200,6 +200,23 @@ CONFIDENT_B2 = (750.0, 749.0, 0.0, -750.0)
 CONFIDENT_Y = (0, 1, 1, 0, 2, 1)
 
 
+#: the rows problem's hidden activations (x itself: W1 = I, b1 = 0; no pre-activation near the kink) and the logits
+#: they give (W2 solves h W2 = logits): each row's largest logit in another column, rows 750 apart in scale, and one
+#: row of mean 0 spanning -1000..1000, so that a shift by anything but each row's own maximum (the batch's maximum,
+#: the row's mean, its first column) overflows or leaves a row of zeros (nan)
+ROWS_H = ((1.0, 0.1, 0.1), (0.1, 1.0, 0.1), (0.1, 0.1, 1.0))
+ROWS_LOGITS = ((1500.0, 1499.0, 0.0), (-750.0, 750.0, 749.0), (0.0, -1000.0, 1000.0))
+#: its labels: a likely class, a likely class, an unlikely one (a loss of about 1000, finite when stable)
+ROWS_Y = (1, 2, 0)
+
+
+def rows_problem():
+    """The rows problem's params, inputs and labels (`ROWS_H`, `ROWS_LOGITS`, `ROWS_Y`)."""
+    h = np.array(ROWS_H)
+    params = {"W1": np.eye(3), "b1": np.zeros(3), "W2": np.linalg.solve(h, np.array(ROWS_LOGITS)), "b2": np.zeros(3)}
+    return params, h.copy(), np.array(ROWS_Y)
+
+
 def gradient_case(name, what, params, x, y, **extra):
     """One problem of the gradients probe: the student's gradients and central differences of the student's loss."""
     return {"case": name, "what": what, "batch": int(x.shape[0]), "grads": gradients_of(params, x, y),
@@ -208,8 +225,9 @@ def gradient_case(name, what, params, x, y, **extra):
 
 @probe("gradients")
 def gradients_probe(_):
-    """Two small problems with moderate logits, then one with confident logits near +750 (a saturated output
-    layer), judged on the output layer's gradients only (`keys`): its softmax must be the stable one too."""
+    """Two small problems with moderate logits, then two with confident logits (near +750; rows whose largest
+    logits sit in different columns and differ by 750), judged on the output layer's gradients only (`keys`): the
+    softmax inside backward must be the stable one too, each row shifted by its own maximum."""
     rng = np.random.default_rng(23)
     cases = []
     for batch, d, hidden, classes in ((7, 6, 5, 4), (3, 4, 8, 3)):
@@ -222,6 +240,11 @@ def gradients_probe(_):
         "confident", f"B = {len(CONFIDENT_Y)}, D = 5, H = 4, C = {len(CONFIDENT_B2)} and confident logits: "
         "output biases near +750, +749, 0, -750 (logits beyond exp's range of about 709.8)",
         params, x, np.array(CONFIDENT_Y), keys=["W2", "b2"], large_logits=True))
+    params, x, y = rows_problem()
+    cases.append(gradient_case(
+        "confident_rows", "B = 3, D = H = C = 3 and confident logits, each row's largest in another column: rows "
+        "(1500, 1499, 0), (-750, 750, 749), (0, -1000, 1000)", params, x, y, keys=["W2", "b2"], large_logits=True,
+        per_row=True))
     return cases
 
 
