@@ -1,17 +1,9 @@
 """A student who checks each placeholder in the evaluation loop, as it comes up, before computing anything for it
-(TF1 too raises when the run reaches the unfed placeholder): the error is the student's own, naming it."""
+(TF1 too raises when the run reaches the unfed placeholder): its BASE (no check before the loop) with the check in
+the loop. The error is the student's own, naming the placeholder."""
 
+BASE = "buggy/placeholder_check_missing"
 EDITS = [
-    ("""\
-        for n in order:
-            if n.op_type == "Placeholder" and n not in feeds:
-                needed_by = ", ".join(f"'{f.name}'" for f in fetch_nodes)
-                raise InvalidArgumentError(
-                    f"You must feed a value for placeholder '{n.name}' with shape "
-                    f"{_shape_str(n.shape)} (it is needed to compute {needed_by})", n)
-""", """\
-        pass
-"""),
     ("""\
                 continue
             if usable_fold(n):
