@@ -5,7 +5,7 @@ from typing import Optional
 
 import numpy as np
 
-from graders.api import NotNumeric, Verdict, to_array
+from graders.api import NotNumeric, Verdict, compare_values, to_array
 
 
 def parameter_shapes(student, reference, options) -> Verdict:
@@ -22,6 +22,57 @@ def parameter_shapes(student, reference, options) -> Verdict:
             return Verdict(0.0, f"parameter shapes {g.get('shapes')}, expected {w['shapes']} "
                                 "(weights (in_size, out_size), bias (out_size,))")
     return Verdict(1.0, "parameters registered with the contract's shapes")
+
+
+def _tolerances(options):
+    return float(options.get("rtol", 1e-9)), float(options.get("atol", 1e-12))
+
+
+def forward_eval(student, reference, options) -> Verdict:
+    """Each batch's output has the shape [B] (one probability per sentence) and the reference's values. A wrong
+    shape is said as shapes ([3, 1, 1] against [3]), before any value is compared."""
+    rtol, atol = _tolerances(options)
+    got = student.value if isinstance(student.value, list) else []
+    for k, want in enumerate(reference.value):
+        case = got[k] if k < len(got) and isinstance(got[k], dict) else {}
+        batch = f"a batch of {want['shape'][0]} sentence(s)"
+        if case.get("shape") != want["shape"]:
+            return Verdict(0.0, f"{batch}: the output has shape {case.get('shape')}, expected {want['shape']}: one "
+                                "probability per sentence, so view the last layer's output as (batch,) "
+                                "(a mean over the length keeps its dimension: [B, 1, hidden] until viewed)")
+        problem = compare_values(case.get("values"), want["values"], rtol, atol, "values")
+        if problem:
+            return Verdict(0.0, f"{batch}: {problem}")
+    return Verdict(1.0, f"output shape [B] and values match the reference on {len(reference.value)} batches")
+
+
+#: the Network's parameters in the gradient probe (embedding 6, hidden 4), by their shapes
+PARAMETERS = {"[6, 4]": "the first Linear's weights", "[4]": "the first Linear's bias",
+              "[4, 1]": "the second Linear's weights", "[1]": "the second Linear's bias"}
+
+
+def network_gradients(student, reference, options) -> Verdict:
+    """The gradient of every parameter (keyed by its shape) equals the reference's; the message names the parameter.
+    When the output's shape is not [B], the probe's loss sum(out * g) broadcast: that is said first."""
+    rtol, atol = _tolerances(options)
+    got = student.value if isinstance(student.value, dict) else {}
+    want = reference.value
+    shape, expected = got.get("output_shape"), want.get("output_shape")
+    if expected is not None and shape != expected:
+        return Verdict(0.0, f"the output has shape {shape}, expected {expected}, so the loss sum(out * g) with g of "
+                            f"shape {expected} broadcast to other values: view the output as (batch,) first (the "
+                            "gradients follow from it)")
+    grads, want_grads = got.get("grads", got), want.get("grads", want)
+    for key, values in want_grads.items():
+        name = PARAMETERS.get(key, "a parameter")
+        if key not in grads:
+            return Verdict(0.0, f"no parameter of shape {key} ({name}): parameters {sorted(grads)}")
+        if values is not None and grads[key] is None:
+            return Verdict(0.0, f"{name} (shape {key}) got no gradient: is it a minitorch.Parameter used in forward?")
+        problem = compare_values(grads[key], values, rtol, atol, f"gradient of {name} (shape {key})")
+        if problem:
+            return Verdict(0.0, problem)
+    return Verdict(1.0, "every parameter's gradient matches the reference")
 
 
 def _sigmoid(z):
@@ -124,4 +175,5 @@ def dropout_modes(student, reference, options) -> Verdict:
     return Verdict(1.0, "dropout active in training, off in evaluation, on the hidden layer")
 
 
-JUDGES = {"parameter_shapes": parameter_shapes, "dropout_modes": dropout_modes}
+JUDGES = {"parameter_shapes": parameter_shapes, "dropout_modes": dropout_modes, "forward_eval": forward_eval,
+          "network_gradients": network_gradients}

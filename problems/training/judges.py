@@ -3,7 +3,7 @@
 import zipfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -70,9 +70,9 @@ def logsoftmax_bce(p: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean(-y * _log_softmax(p) - (1.0 - y) * _log_softmax(1.0 - p)))
 
 
-def _softmaxed_everywhere(cases: List[Dict[str, Any]]) -> bool:
-    """Every case's loss is the log-softmax-over-the-batch formula, and some batch has 2+ examples (for a
-    batch of one that formula is 0, which many other slips also give: no evidence)."""
+def _every_loss_is(formula: Callable[[np.ndarray, np.ndarray], float], cases: List[Dict[str, Any]]) -> bool:
+    """Every case's loss is `formula(p, y)`, and some batch has 2+ examples (for a batch of one the formulas
+    tried here coincide with other slips: no evidence)."""
     seen_batch = False
     for case in cases:
         try:
@@ -81,10 +81,20 @@ def _softmaxed_everywhere(cases: List[Dict[str, Any]]) -> bool:
             return False
         if p.ndim != 1 or p.shape != y.shape or loss.size != 1:
             return False
-        if not np.isclose(float(loss.ravel()[0]), logsoftmax_bce(p, y), rtol=LOSS_RTOL, atol=1e-12):
+        if not np.isclose(float(loss.ravel()[0]), formula(p, y), rtol=LOSS_RTOL, atol=1e-12):
             return False
         seen_batch = seen_batch or p.size > 1
     return seen_batch
+
+
+def _softmaxed_everywhere(cases: List[Dict[str, Any]]) -> bool:
+    """Every case's loss is the log-softmax-over-the-batch formula (`logsoftmax_bce`)."""
+    return _every_loss_is(logsoftmax_bce, cases)
+
+
+def squared_error(p: np.ndarray, y: np.ndarray) -> float:
+    r"""The mean squared error of the probabilities, $\frac1B\sum_i (p_i - y_i)^2$: a regression loss."""
+    return float(np.mean((p - y) ** 2))
 
 
 def _bce_diagnosis(got: float, want: float, batch: int, cases: List[Dict[str, Any]]) -> Tuple[str, Optional[str]]:
@@ -92,6 +102,9 @@ def _bce_diagnosis(got: float, want: float, batch: int, cases: List[Dict[str, An
     if _softmaxed_everywhere(cases):
         return (": that is a log-softmax over the batch; binary cross-entropy takes log p and log(1 - p) of "
                 "each example's own probability", "bce-logsoftmax")
+    if _every_loss_is(squared_error, cases):
+        return (": that is the mean squared error of the probabilities; binary cross-entropy is "
+                "-mean(y log p + (1 - y) log(1 - p))", None)
     if batch > 1 and np.isclose(got, want * batch, rtol=LOSS_RTOL):
         return ": that is the SUM over the batch; the loss is the mean (divide by the batch size)", None
     if np.isclose(got, -want, rtol=LOSS_RTOL):
@@ -172,8 +185,13 @@ def loop_loss(student, reference, options) -> Verdict:
     run, _ = training_run(student.value)
     steps = run.get("losses") if isinstance(run.get("losses"), list) else []
     if not steps:
-        return _nothing_recorded(run, "any batch's loss was backpropagated",
-                                 "no loss was backpropagated from a training batch (call backward on the batch's loss)")
+        backwards = _count(run.get("backward_calls"), 0)
+        otherwise = ("no loss was backpropagated from a training batch (call backward on the batch's loss)"
+                     if not backwards else
+                     f"{backwards} backward pass(es), but none from one batch's own forward pass: each step "
+                     "computes the loss of ONE forward pass of the batch (model.forward(x) on the whole batch) "
+                     "and calls backward on it")
+        return _nothing_recorded(run, "any batch's loss was backpropagated", otherwise)
     for k, step in enumerate(steps, start=1):
         try:
             out, y = to_array(step.get("out")), to_array(step.get("y"))
@@ -193,8 +211,8 @@ def loop_loss(student, reference, options) -> Verdict:
             hint, misconception = _bce_diagnosis(got, want, out.size, recorded)
             what = f"{got:.10g}" if loss.size == 1 else f"a tensor of {loss.size} values (reduce it to one)"
             if not hint and isinstance(own, float):
-                hint = (f"; your loss function called as the loop should call it, binary_cross_entropy_loss(out, y) "
-                        f"with the batch's outputs first, gives {own:.10g}")
+                hint = (f"; your loss function called as the loop should call it, with the batch's outputs first "
+                        f"(out, y), gives {own:.10g}")
             return Verdict(0.0, f"step {k}: the loop backpropagated {what}, expected the batch's mean binary "
                                 f"cross-entropy {want:.10g} (rtol={LOSS_RTOL:g}){hint}", misconception=misconception)
     what = f"the loss backpropagated at {len(steps)} steps is the batch's mean binary cross-entropy"

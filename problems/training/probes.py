@@ -7,8 +7,8 @@ predicted probabilities; the parent, which alone has the labels, scores them.
 
 The loop probes only observe (plain data for the parent's judges):
 
-- `LoopAudit` wraps `autodiff.backpropagate` (and its names bound elsewhere) and the optimizers' `step`: for every
-  step, how many backward passes the gradient each parameter carries came from.
+- `LoopAudit` hooks the framework's backpropagate (`backpropagate_hooked`: under any name) and the
+  optimizers' `step`: for every step, how many backward passes the gradient each parameter carries came from.
   The course's optimizers REPLACE each parameter's value, so a loop without
   `zero_grad` still steps with one backward's gradient; only gradients that
   really reach a step (two backward passes per step, a backward on the
@@ -25,8 +25,9 @@ that calls log_fn a million times sends an even sample of its losses and the cou
 
 import gc
 import os
-import sys
+import types
 import weakref
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any, ClassVar, Dict, List, Set, Tuple
 
@@ -264,19 +265,33 @@ def _grad(value):
     return arr if np.any(arr != 0) else None
 
 
-def rebind_backpropagate(old, new):
-    """Set to `new` every loaded module's `backpropagate` that is `old`: autodiff's own, which `Tensor.backward`
-    calls, and the names bound at import (`minitorch.backpropagate`, a student module's `from minitorch import
-    backpropagate`), so that a loop calling any of them is seen. Returns the modules changed (to put `old` back)."""
-    changed = []
-    for module in list(sys.modules.values()):
-        try:
-            if getattr(module, "backpropagate", None) is old:
-                module.backpropagate = new
-                changed.append(module)
-        except Exception:  # a module whose attributes cannot be read or set is not one the loop calls through
-            continue
-    return changed
+#: the global of the framework's autodiff module through which a hooked backpropagate reaches its hook
+HOOK_NAME = "_grader_backpropagate_hook"
+
+
+def _trampoline(variable, deriv):
+    """The code a hooked backpropagate runs (with autodiff's globals): the hook, under HOOK_NAME."""
+    return _grader_backpropagate_hook(variable, deriv)  # noqa: F821 (autodiff's global while hooked)
+
+
+@contextmanager
+def backpropagate_hooked(hook):
+    """While active, every call of the framework's backpropagate, under any name (autodiff's, which
+    `Tensor.backward` calls; minitorch's re-export; an alias, a default argument, an attribute holding it), runs
+    `hook(variable, deriv)`. The function object stays the one every name holds: its code is swapped for
+    `_trampoline`'s and put back after. Yields the original function (a copy with the original code), which the
+    hook calls to do the work."""
+    function = autodiff.backpropagate
+    code = function.__code__
+    real = types.FunctionType(code, function.__globals__, function.__name__, function.__defaults__,
+                              function.__closure__)
+    function.__globals__[HOOK_NAME] = hook
+    function.__code__ = _trampoline.__code__
+    try:
+        yield real
+    finally:
+        function.__code__ = code
+        function.__globals__.pop(HOOK_NAME, None)
 
 
 class LoopAudit:
@@ -302,7 +317,7 @@ class LoopAudit:
         self.trained = []  # [training, rows, len(rows)] of the first MAX_TRAINED forwards that reached a backward
         self.trained_count = 0  # rows: the first MAX_ROWS
         self._counted = set()
-        self._backprop = autodiff.backpropagate
+        self._backprop = autodiff.backpropagate  # a copy of the original once entered (backpropagate_hooked)
         self._steps = {cls: cls.__dict__["step"] for cls in (optim.SGD, optim.Adam) if "step" in cls.__dict__}
 
     def _values(self):
@@ -371,14 +386,14 @@ class LoopAudit:
         return step
 
     def __enter__(self):
-        self._rebound = rebind_backpropagate(self._backprop, self.backpropagate)
+        self._hooked = backpropagate_hooked(self.backpropagate)
+        self._backprop = self._hooked.__enter__()
         for cls, original in self._steps.items():
             cls.step = self.step_wrapper(original)
         return self
 
     def __exit__(self, *exc):
-        for module in self._rebound:
-            module.backpropagate = self._backprop
+        self._hooked.__exit__(None, None, None)
         for cls, original in self._steps.items():
             cls.step = original
         return False
@@ -488,8 +503,6 @@ class BackwardWatch:
     training accuracy) reaches no backward pass, whatever mode it ran in."""
 
     def __enter__(self):
-        self._backprop = autodiff.backpropagate
-
         def backpropagate(variable, deriv):
             outputs = ModeNetwork.outputs
             if outputs:
@@ -499,12 +512,12 @@ class BackwardWatch:
                         call[2] = True
             return self._backprop(variable, deriv)
 
-        self._rebound = rebind_backpropagate(self._backprop, backpropagate)
+        self._hooked = backpropagate_hooked(backpropagate)
+        self._backprop = self._hooked.__enter__()
         return self
 
     def __exit__(self, *exc):
-        for module in self._rebound:
-            module.backpropagate = self._backprop
+        self._hooked.__exit__(None, None, None)
         ModeNetwork.outputs = {}
         return False
 
