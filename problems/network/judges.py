@@ -154,9 +154,14 @@ def dropout_modes(student, reference, options) -> Verdict:
     # one row per forward; the output's own shape (e.g. [B, 1] instead of [B]) is the value tests' business
     train, evals = train.reshape(train.shape[0], -1), evals.reshape(evals.shape[0], -1)
     problems = []
-    if not np.all(np.isfinite(train)) or float(np.max(np.std(train, axis=0))) <= 1e-9:
+    train_fixed = bool(np.all(np.isfinite(train)) and float(np.max(np.std(train, axis=0))) <= 1e-9)
+    if not np.all(np.isfinite(train)) or train_fixed:
         problems.append("in training mode the output should be random (dropout active)")
     eval_random = bool(np.all(np.isfinite(evals)) and float(np.max(np.std(evals, axis=0))) >= 1e-12)
+    if train_fixed and eval_random:
+        return Verdict(0.0, "dropout is off in training mode and on in evaluation mode: the mode is inverted "
+                            "(ignore=self.training); pass ignore=not self.training to minitorch.dropout",
+                       misconception="dropout-mode-inverted")
     if eval_random:
         problems.append("in evaluation mode the output is random: dropout is still active after model.eval() "
                         "(pass ignore=not self.training to minitorch.dropout)")
