@@ -456,24 +456,49 @@ def _reported_accuracy(logged: Any) -> Optional[str]:
     data_val at that moment, computed by the probe, over `examples` examples. The reported accuracy may differ by
     less than half an example (float32, rounding). A call not of the course's shape (`{"shape": ...}`: the loop
     rewrote the given `log_fn(...)` call), one with no number to read (a loop that logs before it validates), or a
-    record the probe could not compute (`error`) is not judged.
+    record the probe could not compute (`error`) is not judged. Then `mispaired`: the same accuracy can come from
+    labels paired with the wrong sentences (the probe's network predicts one class for all).
     """
     if not isinstance(logged, list):
         return None
     for epoch, record in enumerate(logged, start=1):
         if not isinstance(record, dict) or "shape" in record or "error" in record:
             continue
-        lo, hi, got, n = record.get("lo"), record.get("hi"), record.get("reported"), record.get("examples")
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi, got)):
-            continue  # nothing to compare (a log_fn call with no accuracy yet: a loop that logs per batch)
-        slack = 0.5 / n if isinstance(n, int) and n > 0 else ACCURACY_SLACK  # a stored or rounded accuracy passes
-        if not lo - slack <= got <= hi + slack:
-            want = f"{lo:.6g}" if lo == hi else f"{lo:.6g} to {hi:.6g}"
-            return (f"log_fn call {epoch}: the validation accuracy passed to log_fn is {got:.6g}, but the model's "
-                    f"eval-mode predictions on data_val score {want} against data_val's labels at that moment: "
-                    "predict on X_val, pair the predictions with y_val (get_predictions_array(y, out)) and append "
-                    "get_accuracy(validation_predictions) to validation_accuracy")
+        wrong = _accuracy_off(record, epoch) or _mispairing(record.get("mispaired"), epoch)
+        if wrong is not None:
+            return wrong
     return None
+
+
+def _accuracy_off(record: Dict[str, Any], epoch: int) -> Optional[str]:
+    """Why the reported accuracy of one log_fn call is not the one computed (None when it is, or when either is
+    not a number: a log_fn call with no accuracy yet, a loop that logs per batch)."""
+    lo, hi, got, n = record.get("lo"), record.get("hi"), record.get("reported"), record.get("examples")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi, got)):
+        return None
+    slack = 0.5 / n if isinstance(n, int) and n > 0 else ACCURACY_SLACK  # a stored or rounded accuracy passes
+    if lo - slack <= got <= hi + slack:
+        return None
+    want = f"{lo:.6g}" if lo == hi else f"{lo:.6g} to {hi:.6g}"
+    return (f"log_fn call {epoch}: the validation accuracy passed to log_fn is {got:.6g}, but the model's "
+            f"eval-mode predictions on data_val score {want} against data_val's labels at that moment: "
+            "predict on X_val, pair the predictions with y_val (get_predictions_array(y, out)) and append "
+            "get_accuracy(validation_predictions) to validation_accuracy")
+
+
+def _mispairing(found: Any, epoch: int) -> Optional[str]:
+    """What a `mispaired` record of the probe says: an entry of validation_predictions whose true label is not the
+    label of the sentence its probability belongs to (None when there is none or it cannot be read)."""
+    if not isinstance(found, dict):
+        return None
+    values = [found.get(k) for k in ("entry", "label", "want", "p")]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return None
+    entry, label, want, p = values
+    return (f"log_fn call {epoch}: validation_predictions[{int(entry)}] pairs the probability {p:.6g} with the "
+            f"label {label:g}, but the validation sentence with that output has the label {want:g}: predict on "
+            "X_val and pair each output with its own sentence's label (y_val in the order of X_val: "
+            "get_predictions_array(y, out) with x and y from the same rows)")
 
 
 #: how far a reported validation accuracy may be from the one computed when the probe gives no example count

@@ -537,6 +537,10 @@ def _descendants(module):
     return found
 
 
+#: entries of validation_predictions read for their pairing, per log_fn call
+MAX_PAIRED = 1000
+
+
 class ValidationLog:
     """The loop's log_fn in `eval_mode`: at each call, the validation accuracy the loop reports (the last entry of
     `validation_accuracy`, the 5th argument of the course's call `log_fn(epoch, train_loss, train_accuracy,
@@ -545,16 +549,18 @@ class ValidationLog:
     network's own forward (not recorded in ModeNetwork.calls; each module's mode is put back afterwards).
 
     The probe's labels (`labels`) are the complements of the first training labels, so validation labels taken
-    from y_train give the complementary accuracy, never the same one (23 examples: no accuracy of 1/2)."""
+    from y_train give the complementary accuracy, never the same one (23 examples: no accuracy of 1/2). And the
+    entries of `validation_predictions` (the 4th argument) are read for their pairing (`mispaired`): the probe's
+    network predicts one class for every sentence, so labels paired with the wrong sentences score the same
+    accuracy; each entry's probability says which sentence it is."""
 
     def __init__(self, trainer, X_val, labels):
         self.trainer, self.X_val, self.labels = trainer, X_val, np.asarray(labels, dtype=np.float64)
         self.records = []  # the first MAX_MODES calls: {"reported", "lo", "hi"} or {"shape": ...}
         self.count = 0
 
-    def expected(self):
-        """(lowest, highest) accuracy of the model's eval-mode predictions now (an output within 1e-9 of 0.5
-        counts either way: the loop's own forward may round differently)."""
+    def probabilities(self):
+        """The model's eval-mode outputs on X_val now, one per example (float64)."""
         model = self.trainer.model
         modules = _descendants(model)
         modes = [m.__dict__.get("training") for m in modules]
@@ -566,19 +572,41 @@ class ValidationLog:
         finally:
             for m, mode in zip(modules, modes):
                 m.__dict__["training"] = mode
+        return probs
+
+    def expected(self, probs):
+        """(lowest, highest) accuracy of the eval-mode outputs `probs` against data_val's labels (an output within
+        1e-9 of 0.5 counts either way: the loop's own forward may round differently)."""
         sure = np.abs(probs - 0.5) > 1e-9
         right = int(np.sum(sure & ((probs > 0.5) == (self.labels > 0.5))))
         n = len(self.labels)
         return right / n, (right + int(np.sum(~sure))) / n
+
+    def mispaired(self, entries, probs):
+        """The first entry of `validation_predictions` (the course's `(true label, predicted label, probability)`,
+        from get_predictions_array) whose true label is not the label of the example its probability belongs to
+        (the one example whose eval-mode output it equals, within 1e-9): {"entry", "label", "want", "p"}; None
+        when every entry that names one example is paired right, or when the list is not in the course's form."""
+        if not isinstance(entries, list):
+            return None
+        for index, entry in enumerate(entries[:MAX_PAIRED]):
+            try:
+                label, p = float(entry[0]), float(entry[2])
+            except Exception:  # not the course's triples: nothing to read the pairing from
+                return None
+            matches = np.flatnonzero(np.abs(probs - p) <= 1e-9)
+            if len(matches) == 1 and label != self.labels[matches[0]]:
+                return {"entry": index, "label": label, "want": float(self.labels[matches[0]]), "p": p}
+        return None
 
     def __call__(self, *args, **kwargs):
         self.count += 1
         if len(self.records) >= MAX_MODES:
             return
         if "validation_accuracy" in kwargs:
-            accuracies = kwargs["validation_accuracy"]
+            accuracies, entries = kwargs["validation_accuracy"], kwargs.get("validation_predictions")
         elif len(args) == 5:
-            accuracies = args[4]
+            accuracies, entries = args[4], args[3]
         else:  # not the course's call of log_fn: nothing to read the validation accuracy from
             self.records.append({"shape": [len(args), sorted(str(k) for k in kwargs)[:10]]})
             return
@@ -589,12 +617,20 @@ class ValidationLog:
         except Exception:
             pass
         try:
-            lo, hi = self.expected()
+            probs = self.probabilities()
+            lo, hi = self.expected(probs)
         except Exception as exc:
             self.records.append({"reported": reported, "error": error_record(exc)["__error__"]})
             return
-        self.records.append({"reported": reported if reported is None or np.isfinite(reported) else str(reported),
-                             "lo": lo, "hi": hi, "examples": len(self.labels)})
+        record = {"reported": reported if reported is None or np.isfinite(reported) else str(reported),
+                  "lo": lo, "hi": hi, "examples": len(self.labels)}
+        try:
+            wrong = self.mispaired(entries, probs)
+        except Exception:
+            wrong = None
+        if wrong is not None:
+            record["mispaired"] = wrong
+        self.records.append(record)
 
 
 @probe("eval_mode")
