@@ -21,10 +21,36 @@ MAX_PARAMETERS = 64
 MAX_DIMS = 16
 
 
+def contract_shape(shape):
+    """`shape` without its leading 1s (at least one dimension): a (1, out) bias is read as the contract's (out,)."""
+    key = tuple(shape)
+    while len(key) > 1 and key[0] == 1:
+        key = key[1:]
+    return key
+
+
+def gradients_by_shape(module):
+    """{str(contract shape): the gradient's values in that shape, or None} of the module's first parameters."""
+    grads = {}
+    for _, p in first_parameters(module):
+        key = contract_shape(p.value.shape)
+        grad = p.value.grad
+        if grad is not None and tuple(grad.shape) != key:
+            try:
+                grad = grad.contiguous().view(*key)
+            except Exception:  # a gradient of another size: sent as it is, the judge says it differs
+                pass
+        grads[str(list(key))] = None if grad is None else values(grad)
+    return dict(sorted(grads.items()))
+
+
 def fixed(shape, salt=0):
-    """Deterministic values for a parameter of `shape`."""
-    rng = np.random.default_rng(1000 + 31 * salt + sum((i + 1) * 97 * s for i, s in enumerate(shape)))
-    return rng.uniform(-0.8, 0.8, size=shape)
+    """Deterministic values for a parameter of `shape`, drawn for the shape without its leading 1s: a bias kept as
+    (1, out) gets the values of the contract's (out,) bias, so that its network computes the same numbers (its
+    shape is the parameter tests' business, not every value test's)."""
+    key = contract_shape(shape)
+    rng = np.random.default_rng(1000 + 31 * salt + sum((i + 1) * 97 * s for i, s in enumerate(key)))
+    return rng.uniform(-0.8, 0.8, size=key).reshape(shape)
 
 
 def param_shapes(module):
@@ -90,11 +116,7 @@ def linear_gradients(_):
     x = minitorch.tensor(rng.uniform(-1, 1, (5, 4)), requires_grad=True)
     g = rng.uniform(-1, 1, (5, 3))
     (layer.forward(x) * minitorch.tensor(g)).sum().backward()
-    grads = {tuple(p.value.shape): p.value.grad for _, p in first_parameters(layer)}
-    return {
-        "x": values(x.grad),
-        "params": {str(list(s)): (None if gr is None else values(gr)) for s, gr in sorted(grads.items())},
-    }
+    return {"x": values(x.grad), "params": gradients_by_shape(layer)}
 
 
 @probe("network_parameters")
@@ -142,10 +164,7 @@ def network_gradients(_):
     g = rng.uniform(-1, 1, (5,))
     out = model.forward(x)
     (out * minitorch.tensor(g)).sum().backward()
-    grads = {}
-    for _, p in first_parameters(model):
-        grads[str(list(p.value.shape))] = None if p.value.grad is None else values(p.value.grad)
-    return {"output_shape": list(out.shape)[:MAX_DIMS], "grads": dict(sorted(grads.items()))}
+    return {"output_shape": list(out.shape)[:MAX_DIMS], "grads": gradients_by_shape(model)}
 
 
 @probe("network_dropout")
