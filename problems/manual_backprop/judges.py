@@ -263,6 +263,19 @@ def _gradient_overflowed(value: Any, got: Optional[np.ndarray]) -> bool:
     return got is not None and got.size > 0 and not np.all(np.isfinite(got))
 
 
+#: what an inf/nan gradient on a confident problem means, and its misconception: on the first (every row's largest
+#: logits in the same columns) the backward's softmax has no shift; on the per-row one, its shift is not per row
+OVERFLOW_HINTS = {
+    "large_logits": ("Right on the problems with moderate logits, but inf/nan where logits are near +750: exp(750) "
+                     "overflows to inf and inf / inf = nan. The softmax inside backward must be the stable one too: "
+                     "subtract each row's maximum before exp (or call your softmax)", "softmax-overflow"),
+    "per_row": ("Right where every row's largest logits sit in the same columns, but inf/nan on rows whose maxima "
+                "differ: shift each row by its OWN maximum (np.max(z, axis=1, keepdims=True)), not by the batch's "
+                "maximum, the row's mean or one column; a row 750 below the batch's maximum becomes 0 / 0, a row "
+                "spanning -1000..1000 overflows around its mean", None),
+}
+
+
 def gradients(student, reference, options) -> Verdict:
     """The gradients named in `keys` equal the reference's on each small problem (rtol/atol); the message
     adds what central differences of the student's own loss say."""
@@ -284,23 +297,11 @@ def gradients(student, reference, options) -> Verdict:
             _check_reference(want, ref, key)
             got, why = _grad(case["grads"].get(key))
             label = f"d loss / d {key} on a problem with {ref['what']}"
-            if ref.get("per_row") and _gradient_overflowed(case["grads"].get(key), got):
-                # right on the confident problem (every row's maximum in the same columns): the shift is not per row
-                shown = short(got) if got is not None else why
-                return Verdict(0.0, f"{label}: got {shown}, expected {short(want)} (finite). Right where every row's "
-                                    "largest logits sit in the same columns, but inf/nan on rows whose maxima "
-                                    "differ: shift each row by its OWN maximum (np.max(z, axis=1, keepdims=True)), "
-                                    "not by the batch's maximum, the row's mean or one column; a row 750 below the "
-                                    "batch's maximum becomes 0 / 0, a row spanning -1000..1000 overflows around "
-                                    "its mean")
             if ref.get("large_logits") and _gradient_overflowed(case["grads"].get(key), got):
-                # the problems before this one (moderate logits) were right: only exp beyond its range differs
-                shown = short(got) if got is not None else why
-                return Verdict(0.0, f"{label}: got {shown}, expected {short(want)} (finite). Right on the problems "
-                                    "with moderate logits, but inf/nan where logits are near +750: exp(750) "
-                                    "overflows to inf and inf / inf = nan. The softmax inside backward must be the "
-                                    "stable one too: subtract each row's maximum before exp (or call your "
-                                    "softmax)", misconception="softmax-overflow")
+                # the problems before this one were right: only exp beyond its range (or a shift not per row) differs
+                why_not, misconception = OVERFLOW_HINTS["per_row" if ref.get("per_row") else "large_logits"]
+                return Verdict(0.0, f"{label}: got {short(got) if got is not None else why}, expected "
+                                    f"{short(want)} (finite). {why_not}", misconception=misconception)
             if got is None:
                 return Verdict(0.0, f"{label}: {why}")
             if got.shape != want.shape:
