@@ -85,13 +85,17 @@ def _matches(case: Optional[Case], rtol: float, atol: float) -> bool:
     return case is not None and compare_values(case.output, case.reference["output"], rtol, atol) is None
 
 
-def _nonfinite_or_overflow(case: Case) -> bool:
-    """The student's output has inf/nan, or the call raised an overflow error."""
-    err = case.output.get("__error__") if isinstance(case.output, dict) else None
+def _overflowed(value: Any, arr: Optional[np.ndarray]) -> bool:
+    """A student's result (`value`, read as `arr`) has inf/nan entries, or computing it raised an overflow error."""
+    err = value.get("__error__") if isinstance(value, dict) else None
     if isinstance(err, dict):
         return err.get("type") in ("FloatingPointError", "OverflowError")
-    arr = case.array()
     return arr is not None and arr.size > 0 and not np.all(np.isfinite(arr))
+
+
+def _nonfinite_or_overflow(case: Case) -> bool:
+    """The student's output has inf/nan, or the call raised an overflow error."""
+    return _overflowed(case.output, case.array())
 
 
 def _shown(case: Case) -> str:
@@ -255,14 +259,6 @@ def _check_reference(want: np.ndarray, ref: Dict[str, Any], key: str) -> None:
         raise ReferenceDisagrees(f"reference d{key} disagrees with central differences on {ref['what']}")
 
 
-def _gradient_overflowed(value: Any, got: Optional[np.ndarray]) -> bool:
-    """A student's gradient has inf/nan entries, or computing it raised an overflow error."""
-    err = value.get("__error__") if isinstance(value, dict) else None
-    if isinstance(err, dict):
-        return err.get("type") in ("FloatingPointError", "OverflowError")
-    return got is not None and got.size > 0 and not np.all(np.isfinite(got))
-
-
 #: what an inf/nan gradient on a confident problem means, and its misconception: on the first (every row's largest
 #: logits in the same columns) the backward's softmax has no shift; on the per-row one, its shift is not per row
 OVERFLOW_HINTS = {
@@ -297,7 +293,7 @@ def gradients(student, reference, options) -> Verdict:
             _check_reference(want, ref, key)
             got, why = _grad(case["grads"].get(key))
             label = f"d loss / d {key} on a problem with {ref['what']}"
-            if ref.get("large_logits") and _gradient_overflowed(case["grads"].get(key), got):
+            if ref.get("large_logits") and _overflowed(case["grads"].get(key), got):
                 # the problems before this one were right: only exp beyond its range (or a shift not per row) differs
                 why_not, misconception = OVERFLOW_HINTS["per_row" if ref.get("per_row") else "large_logits"]
                 return Verdict(0.0, f"{label}: got {short(got) if got is not None else why}, expected "

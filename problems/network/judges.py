@@ -57,13 +57,13 @@ def network_gradients(student, reference, options) -> Verdict:
     rtol, atol = _tolerances(options)
     got = student.value if isinstance(student.value, dict) else {}
     want = reference.value
-    shape, expected = got.get("output_shape"), want.get("output_shape")
-    if expected is not None and shape != expected:
+    shape, expected = got.get("output_shape"), want["output_shape"]
+    if shape != expected:
         return Verdict(0.0, f"the output has shape {shape}, expected {expected}, so the loss sum(out * g) with g of "
                             f"shape {expected} broadcast to other values: view the output as (batch,) first (the "
                             "gradients follow from it)")
-    grads, want_grads = got.get("grads", got), want.get("grads", want)
-    for key, values in want_grads.items():
+    grads = got.get("grads") if isinstance(got.get("grads"), dict) else {}
+    for key, values in want["grads"].items():
         name = PARAMETERS.get(key, "a parameter")
         if key not in grads:
             return Verdict(0.0, f"no parameter of shape {key} ({name}): parameters {sorted(grads)}")

@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from graders.api import NotNumeric, Verdict, reference_dir, short, to_array
+from graders.api import NotNumeric, Verdict, error_text, reference_dir, short, to_array
 
 HERE = Path(__file__).resolve().parent
 HELDOUT = HERE / "hidden" / "heldout.tsv"
@@ -155,28 +155,32 @@ def training_run(value: Any) -> Tuple[Dict[str, Any], str]:
     return runs["plain"], "plain"
 
 
-def raised(run: Dict[str, Any]) -> str:
-    """What the loop raised in a run, in a few words, with the line of the student's file it came from ("" when it
-    completed)."""
+def _path(options: Dict[str, Any]) -> str:
+    """The student's file as the report names it (the judge's `display_path`)."""
+    return str(options.get("display_path") or "project/run_sentiment.py")
+
+
+def raised(run: Dict[str, Any], path: str) -> str:
+    """What the loop raised in a run, in a few words, with the line of the student's file `path` it came from ("" when
+    it completed)."""
     error = run.get("error")
     if not isinstance(error, dict):
         return ""
-    line = error.get("line")
-    where = f" (project/run_sentiment.py:{line})" if isinstance(line, int) and not isinstance(line, bool) else ""
-    return f"{error.get('type', 'an exception')}: {str(error.get('message', ''))[:200]}{where}"
+    short_error = {**error, "type": error.get("type", "an exception"), "message": str(error.get("message", ""))[:200]}
+    return error_text({"__error__": short_error}, path) or ""
 
 
-def _after_raise(run: Dict[str, Any], what: str) -> Optional[Verdict]:
+def _after_raise(run: Dict[str, Any], what: str, path: str) -> Optional[Verdict]:
     """A run the loop did not complete fails after its recorded steps were judged right."""
-    error = raised(run)
+    error = raised(run, path)
     if not error:
         return None
     return Verdict(0.0, f"{what}, but the loop then raised {error} (with and without validation data)")
 
 
-def _nothing_recorded(run: Dict[str, Any], before: str, otherwise: str) -> Verdict:
+def _nothing_recorded(run: Dict[str, Any], before: str, otherwise: str, path: str) -> Verdict:
     """A run that recorded nothing to judge: what the loop raised first (before `before`), else `otherwise`."""
-    error = raised(run)
+    error = raised(run, path)
     return Verdict(0.0, f"the loop raised {error} before {before}" if error else otherwise)
 
 
@@ -194,7 +198,7 @@ def loop_loss(student, reference, options) -> Verdict:
                      f"{backwards} backward pass(es), but none from one batch's own forward pass: each step "
                      "computes the loss of ONE forward pass of the batch (model.forward(x) on the whole batch) "
                      "and calls backward on it")
-        return _nothing_recorded(run, "any batch's loss was backpropagated", otherwise)
+        return _nothing_recorded(run, "any batch's loss was backpropagated", otherwise, _path(options))
     own_used = False
     for k, step in enumerate(steps, start=1):
         try:
@@ -225,7 +229,7 @@ def loop_loss(student, reference, options) -> Verdict:
     what = (f"the loss backpropagated at {len(steps)} steps is the batch's mean binary cross-entropy" if not own_used
             else f"the loss backpropagated at {len(steps)} steps is your loss function's value on the batch's outputs "
                  "and labels (the function's own values are bce_values' to judge)")
-    return _after_raise(run, what) or Verdict(1.0, what)
+    return _after_raise(run, what, _path(options)) or Verdict(1.0, what)
 
 
 #: points of the loss curve a figure (and so the report and the gradebook) keeps, whatever the child sent
@@ -352,7 +356,8 @@ def gradients_cleared(student, reference, options) -> Verdict:
     want = _step_count(reference.value[name])
     steps = _steps(plain)
     if not plain.get("backward_calls"):
-        return _nothing_recorded(plain, "it called loss.backward()", "the training loop never called loss.backward()")
+        return _nothing_recorded(plain, "it called loss.backward()", "the training loop never called loss.backward()",
+                                 _path(options))
     if not steps:
         return Verdict(0.0, "the training loop never called the optimizer's step(): the parameters never change")
     leftover = _leftover_step(steps)
@@ -372,7 +377,8 @@ def gradients_cleared(student, reference, options) -> Verdict:
     if empty:
         return Verdict(0.0, f"optimizer step {empty[0]} found no gradient on any parameter (zero_grad() between "
                             "backward() and step()?)")
-    stopped = _after_raise(plain, f"the {len(steps)} optimizer steps recorded each used one batch's gradients")
+    stopped = _after_raise(plain, f"the {len(steps)} optimizer steps recorded each used one batch's gradients",
+                           _path(options))
     if stopped is not None:
         return stopped
     if _step_count(plain) != want:
@@ -425,7 +431,7 @@ def minibatches(student, reference, options) -> Verdict:
     trained = [(rows, size) for training, rows, size in forwards if training]
     if not trained:
         return _nothing_recorded(plain, "a forward pass in training mode reached loss.backward()",
-                                 "no forward pass in training mode reached loss.backward()")
+                                 "no forward pass in training mode reached loss.backward()", _path(options))
     oversize = [size for _, size in trained if size > batch_size]
     if len(oversize) > epochs:
         return Verdict(0.0, _whole_set_message(oversize, examples, batch_size), misconception="whole-set-every-batch")
@@ -444,7 +450,8 @@ def minibatches(student, reference, options) -> Verdict:
                 return Verdict(0.0, "a training batch held rows that are not training examples "
                                     "(build x from X_train and y from y_train)")
             counts[r] += 1
-    stopped = _after_raise(plain, f"the {len(trained)} training batches recorded held at most {batch_size} examples")
+    stopped = _after_raise(plain, f"the {len(trained)} training batches recorded held at most {batch_size} examples",
+                           _path(options))
     if stopped is not None:
         return stopped
     wrong = np.flatnonzero(counts != epochs)
