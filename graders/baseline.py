@@ -7,6 +7,7 @@ probe inputs), once per grader version and seed, and cached as JSON.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 import shutil
@@ -15,7 +16,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import paths, sandbox
 from .assemble import child_dir, mutant_files, probes_dir, stack_for, swap_for
@@ -57,11 +58,25 @@ def child_faults(problem: ProblemSpec) -> List[str]:
     return [kind for kind in CHILD_FAULTS if injected(kind, problem.id)]
 
 
+def checkpoints(problem: ProblemSpec) -> Dict[str, Callable[[Any], bool]]:
+    """The problem's judges of evidence a probe sends while it runs (judges.py's CHECKPOINTS: probe id ->
+    `judge(evidence, options)`, options those of the first test of that probe), for the probes it runs."""
+    hooks = problem_hooks(problem)
+    declared = getattr(hooks, "CHECKPOINTS", {}) if hooks is not None else {}
+    options: Dict[str, Dict[str, Any]] = {}
+    for test in problem.tests:
+        options.setdefault(test.probe, dict(test.options))
+    return {probe: functools.partial(judge, options=options[probe])
+            for probe, judge in declared.items() if probe in options}
+
+
 def child_config(problem: ProblemSpec, workdir: Path, seed: int, student_file: Optional[Path],
                  inject_faults: Sequence[str] = ()) -> ChildConfig:
-    """The harness configuration for a submission (or, with no file, the reference)."""
+    """The harness configuration for a submission (or, with no file, the reference, which runs every probe to its
+    end: no checkpoints)."""
     swap = swap_for(problem, student_file).as_config() if student_file is not None else None
     return ChildConfig(
+        checkpoints=checkpoints(problem) if student_file is not None else {},
         inject=list(inject_faults),
         workdir=workdir,
         stack=stack_for(problem if student_file is not None else None),

@@ -19,9 +19,9 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Dict, List, Optional, Sequence, Tuple, cast
+from typing import IO, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
 from . import cgroups, sandbox
 from .limits import Limits
@@ -54,6 +54,9 @@ class ChildConfig:
     child_dir: Path = CHILD_DIR
     #: child-side fault kinds to inject (tests only: graders.faults)
     inject: Sequence[str] = ()
+    #: probe id -> the problem's judge of its evidence so far (probekit.checkpoint): True when the probe may stop
+    #: there. Judged here, with what never enters the child (a student's runs only; `_checkpoint`)
+    checkpoints: Mapping[str, Callable[[Any], bool]] = field(default_factory=dict)
 
 
 #: processes the unprivileged sandbox's user namespace holds besides the child's own (bubblewrap's init)
@@ -208,7 +211,8 @@ class _Attempt:
         config = self.config
         # the probes' text travels on stdin and is compiled before graded code runs: no probe file in the sandbox
         payload: Dict[str, Any] = {"fd": write_fd, "nonce": self.nonce, "probes": self.probes, "seed": config.seed,
-                                   "inject": list(config.inject), "probe_sources": probe_sources(config.probes_dir)}
+                                   "inject": list(config.inject), "probe_sources": probe_sources(config.probes_dir),
+                                   "checkpoints": sorted(config.checkpoints)}
         if self.level == "weak":
             payload.update(
                 paths=[str(config.stack), str(config.child_dir), str(config.child_dir / "compat")],
@@ -425,6 +429,8 @@ class _Attempt:
             self.probe_until = self.current_started + self.limits.probe_seconds
         elif kind == "mark":
             self._mark(event)
+        elif kind == "checkpoint":
+            self._checkpoint(event)
         elif kind == "result":
             self._result(event)
         elif kind == "fault":
@@ -509,6 +515,28 @@ class _Attempt:
         if self.ack_fd is not None:
             try:
                 os.write(self.ack_fd, b"\n")
+            except OSError:
+                pass
+
+    def _checkpoint(self, event: Dict[str, Any]) -> None:
+        """A running probe's evidence so far (probekit.checkpoint): the problem's judge of it says whether the probe
+        may stop there, one byte on the acknowledgement pipe (b"s" stop, b"c" go on). The child learns one bit per
+        ask, at most MAX_CHECKPOINTS times per probe over all attempts. A probe with no judge, an ask past that
+        number, or a judge that fails: go on (the probe runs to its end, as it would with no checkpoint)."""
+        probe = event.get("probe")
+        judge = self.config.checkpoints.get(probe) if isinstance(probe, str) else None
+        stop = False
+        if self.current is None or probe != self.current:
+            self._tamper("a checkpoint of a probe that is not running")
+        elif judge is not None and self.budget.checkpoints.get(probe, 0) < MAX_CHECKPOINTS:
+            self.budget.checkpoints[probe] = self.budget.checkpoints.get(probe, 0) + 1
+            try:
+                stop = judge(event.get("evidence")) is True
+            except Exception:  # the grader's own judge failed: the probe runs to its end, its verdict as ever
+                stop = False
+        if self.ack_fd is not None:
+            try:
+                os.write(self.ack_fd, b"s" if stop else b"c")
             except OSError:
                 pass
 
@@ -678,6 +706,10 @@ class ChannelBudget:
     bytes_left: int = CHANNEL_CAP
     #: JSON values kept for judging (the reference sends about 40,000 for a whole problem)
     elements_left: int = 2_000_000
+    #: checkpoints judged per probe (`_Attempt._checkpoint`)
+    checkpoints: Dict[str, int] = field(default_factory=dict)
+
+
 #: most distinct tampering notes kept per attempt
 MAX_NOTES = 20
 
@@ -692,6 +724,9 @@ def _short(value: Any) -> str:
 
 #: most timing marks one probe may send
 MAX_MARKS = 256
+#: most checkpoints of one probe the parent judges (each tells the child one bit of what it judges with: the
+#: training probe asks once per epoch, at most 15)
+MAX_CHECKPOINTS = 16
 
 
 def _nesting(value: Any) -> int:

@@ -88,6 +88,14 @@ class Channel:
         self.emit("mark", probe=probe, label=label)
         os.read(self._ack, 1)
 
+    def ask(self, probe, evidence):
+        """A checkpoint (probekit.checkpoint): the evidence goes to the parent, which answers one byte on `ack_fd`
+        (b"s": the probe may stop)."""
+        if self._ack is None:
+            return False
+        self.emit("checkpoint", probe=probe, evidence=_plain(evidence))
+        return os.read(self._ack, 1) == b"s"
+
     def forget(self):
         """In the student's process, after the fork: close the descriptors and drop the nonce."""
         for fd in (self._fd, self._ack):
@@ -622,7 +630,7 @@ def _import_probes_sealed(config, probe_codes):
 
 
 #: probekit's names that are the run's state, not tools (left out of its seal)
-PROBEKIT_STATE = ("PROBES", "TRUSTED", "STUDENT_FILE", "CURRENT", "STUDENT", "_CHANNEL")
+PROBEKIT_STATE = ("PROBES", "TRUSTED", "STUDENT_FILE", "CURRENT", "STUDENT", "_CHANNEL", "CHECKPOINTS")
 
 
 def run_probes_here(config, channel, probe_codes, set_recursion_limit):
@@ -658,6 +666,13 @@ class UpChannel:
         self.pipe.send({"op": "mark", "label": label})
         self.pipe.receive()
 
+    def ask(self, probe, evidence):
+        """A checkpoint of the untrusted probe running here: the trusted process passes it on (or not) and
+        answers."""
+        self.pipe.send({"op": "checkpoint", "evidence": _plain(evidence)})
+        answer = self.pipe.receive()
+        return isinstance(answer, dict) and answer.get("v") is True
+
 
 def student_process(config, reference, probe_codes, pipe):
     """Load the student's file, then do what the trusted process asks: run an untrusted probe, call one of the
@@ -685,6 +700,7 @@ def student_process(config, reference, probe_codes, pipe):
     if load_error is not None:
         return
     probekit.STUDENT_FILE = student_file
+    probekit.CHECKPOINTS = frozenset(map(str, config.get("checkpoints") or ()))
     probekit.connect(up)
     registry, seals = _import_probes_sealed(config, probe_codes)
     settle_heap()
@@ -836,6 +852,9 @@ def trusted_process(config, channel, probe_codes, set_recursion_limit, reference
             return
         probekit.connect(channel)
         probekit.STUDENT = student
+        probekit.CHECKPOINTS = frozenset(map(str, config.get("checkpoints") or ()))
+        student.checkpoint = lambda evidence: probekit.CURRENT in probekit.CHECKPOINTS and \
+            channel.ask(probekit.CURRENT, evidence)
         _install_remote_symbols(reference, config["swap"], student)
         registry, _seals = _import_probes_sealed(config, probe_codes)
         settle_heap()

@@ -23,6 +23,9 @@ STUDENT_FILE: Optional[str] = None
 #: the probe running now and the way to the parent (set by the harness)
 CURRENT: Optional[str] = None
 _CHANNEL = None
+#: the probes whose evidence the parent judges while they run (`checkpoint`), in a student's run (set by the
+#: harness; empty on the reference's runs: they always run to the end)
+CHECKPOINTS: frozenset = frozenset()
 
 
 #: taken when the harness imports this module, before any graded code runs: graded code that replaces
@@ -47,6 +50,22 @@ def mark(label: str) -> None:
     """
     if _CHANNEL is not None:
         _CHANNEL.mark(CURRENT, label)
+
+
+def checkpointed() -> bool:
+    """Whether the parent answers `checkpoint` for the running probe (else the probe runs to its end)."""
+    return _CHANNEL is not None and CURRENT in CHECKPOINTS
+
+
+def checkpoint(evidence: Any) -> bool:
+    """Ask the PARENT whether the running probe's evidence so far (plain data) is complete: True means it may stop
+    here. The parent judges it with what never enters the child (the held-out labels) and says one bit, a bounded
+    number of times per probe (graders.probe: MAX_CHECKPOINTS); past that, or when it does not answer for this
+    probe, False. Waits for the answer."""
+    channel = _CHANNEL
+    if channel is None or CURRENT not in CHECKPOINTS:
+        return False
+    return bool(channel.ask(CURRENT, evidence))
 
 
 def probe(probe_id: str, trusted: bool = False) -> Callable:

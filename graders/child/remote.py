@@ -426,6 +426,9 @@ class StudentProcess:
         self.classes: Dict[type, int] = {}
         self.written: Dict[int, set] = {}
         self._pending: List[Any] = []
+        #: the parent's answer to a checkpoint of the untrusted probe running there (probekit.checkpoint; set by the
+        #: harness): whether the probe may stop
+        self.checkpoint: Callable[[Any], bool] = lambda evidence: False
         #: the protocol break met in an exchange with the student's process, if any: a trusted probe that catches
         #: everything its calls raise still does not go on talking over a pipe that is out of step
         self.broken: Optional[ProtocolError] = None
@@ -560,6 +563,9 @@ class StudentProcess:
             message = self._next()
             if message.get("op") == "result":
                 return message
+            if message.get("op") == "checkpoint":
+                self.pipe.send({"v": bool(self.checkpoint(message.get("evidence")))})
+                continue
             self._answer(message, None)
 
     def reset(self) -> None:

@@ -1,7 +1,7 @@
 """Hidden probes for `training` (run in the sandbox): the student's loss and training loop
 driving the reference Network.
 
-Inputs come from the parent (inputs_dir/data.npz): training embeddings with
+Inputs come from the parent (inputs_dir/*.npy): training embeddings with
 labels, and held-out embeddings WITHOUT labels. The accuracy probe returns
 predicted probabilities; the parent, which alone has the labels, scores them.
 
@@ -35,7 +35,7 @@ import numpy as np
 
 import minitorch
 from minitorch import autodiff, optim
-from probekit import PROBES, error_record, probe  # noqa: F401
+from probekit import PROBES, checkpoint, checkpointed, error_record, probe  # noqa: F401
 from project import run_sentiment as hw
 
 # The loop's own tensors may name the pure-Python backend (the fall-2025 TODO: "create x and y ... through
@@ -51,13 +51,10 @@ for _name in ("map", "zip", "reduce", "matrix_multiply"):
 
 @lru_cache(maxsize=1)
 def load(inputs_dir):
-    """(X_train, y_train, X_heldout) of inputs_dir/data.npz, read-only, decompressed once per process (the
-    three probes that train read the same arrays)."""
-    data = np.load(os.path.join(inputs_dir, "data.npz"))
-    arrays = data["X_train"], data["y_train"], data["X_heldout"]
-    for array in arrays:
-        array.setflags(write=False)
-    return arrays
+    """(X_train, y_train, X_heldout) of inputs_dir's .npy files, mapped read-only once per process (the three
+    probes that train read the same arrays), as plain read-only arrays (views of the maps, not np.memmap)."""
+    return tuple(np.load(os.path.join(inputs_dir, f"{name}.npy"), mmap_mode="r", allow_pickle=False).view(np.ndarray)
+                 for name in ("X_train", "y_train", "X_heldout"))
 
 
 def as_lists(x):
@@ -80,8 +77,10 @@ class Sentence(list):
 
     def __array__(self, dtype=None, copy=None):
         made = self.made
-        if made is not None and len(self) == len(made) and \
-                all(type(word) is list and word == was for word, was in zip(self, made)):
+        # every word a plain list (so that no __eq__ of graded code's answers), then list equality word by word:
+        # both loops in C (a generator over the words cost 0.1 s of CPU per training run)
+        if made is not None and len(self) == len(made) and set(map(type, self)) == {list} and \
+                list.__eq__(self, made):
             array = self.array.copy()
         else:
             array = np.array(list(self))
@@ -219,6 +218,7 @@ class WatchedNetwork(hw.Network):
         self.watch_record = record
         self.trip_after = trip_after
         self.forwards = []  # [training, [row indices], output tensor]
+        self.trained_rows = 0  # rows of every training-mode forward
         self.oversize = 0
         self.tripped = None
         return self
@@ -236,6 +236,8 @@ class WatchedNetwork(hw.Network):
                 self.tripped = {"rows": len(rows), "batch_size": self.watch_batch,
                                 "examples": sum(1 for r in self.watch_rows.values() if r >= 0)}
                 raise WholeSetEveryBatch(self.tripped)
+        if self.training:
+            self.trained_rows += len(rows)
         out = super().forward(embeddings)
         if self.watch_record:
             self.forwards.append([bool(self.training), rows, out])
@@ -759,14 +761,63 @@ class SteppedParameters:
         self.model.__dict__.pop("forward", None)
         return False
 
+    def digest_now(self):
+        return self._digest(self._arrays())
+
     def restore_if_not_stepped(self):
         """True (and the last step's values put back) when the parameters now are none a step produced and the
         loop did not change them while it trained."""
-        if self._digest(self._arrays()) in self.digests or len(self.trained_with) >= 2:
+        if self.digest_now() in self.digests or len(self.trained_with) >= 2:
             return False
         for parameter, values in zip(self.model.parameters(), self.latest):
             parameter.update(minitorch.tensor(values.tolist()))
         return True
+
+
+class TargetReached(BaseException):
+    """Raised from the accuracy probe's log_fn when the parent judged the held-out accuracy past the target
+    (`EarlyStop`): training stops there. A BaseException, as WholeSetEveryBatch."""
+
+
+def heldout_probabilities(model, X_held):
+    """The network's evaluation-mode outputs on the held-out sentences, through the reference forward itself (no
+    watch records it; evaluation draws nothing from `random`), every module's mode put back after."""
+    modes, stack = [], [model]
+    while stack:
+        module = stack.pop()
+        modes.append((module, module.training))
+        stack.extend(module.modules())
+    model.eval()
+    try:
+        return hw.Network.forward(model, minitorch.tensor(X_held)).to_numpy().reshape(-1)
+    finally:
+        for module, mode in modes:
+            module.training = mode
+
+
+class EarlyStop:
+    """The accuracy probe's checkpoints (a student's runs only: probekit.checkpointed). At a log_fn call after an
+    epoch's worth of training rows since the last ask, when the parameters are values an optimizer step produced
+    (so that they are the ones the held-out run measures: SteppedParameters), their held-out probabilities go to
+    the parent, which answers whether the accuracy is past the target (the labels stay there: judges.py,
+    CHECKPOINTS). Past it, training stops: the probe's result is then that of the epoch that passed, and the
+    reference needs 2 or 3 of its 6 epochs to pass (the probe's largest cost in a batch)."""
+
+    def __init__(self, model, stepped, X_held, examples):
+        self.model, self.stepped, self.X_held, self.examples = model, stepped, X_held, examples
+        self.asked_at = 0
+        self.stopped_at = None
+
+    def after_log(self, log_call):
+        """Ask the parent when due; raise TargetReached when it says the target is passed."""
+        if not checkpointed() or self.model.trained_rows - self.asked_at < self.examples:
+            return
+        if self.stepped.digest_now() not in self.stepped.digests:
+            return
+        self.asked_at = self.model.trained_rows
+        if checkpoint({"probabilities": as_lists(heldout_probabilities(self.model, self.X_held))}):
+            self.stopped_at = log_call
+            raise TargetReached()
 
 
 @probe("accuracy")
@@ -777,7 +828,9 @@ def accuracy(inputs_dir):
     third such batch of an epoch and reported as `whole_set` (no probabilities).
     Its validation data are the last 100 training examples, with their labels (a loop
     may stop early on its validation accuracy); the held-out labels never enter the child.
-    The probabilities are those of the parameters the loop's optimizer steps produced (SteppedParameters).
+    The probabilities are those of the parameters the loop's optimizer steps produced (SteppedParameters), after
+    the last epoch or, in a student's run, at the first log_fn call where the parent found them past the target
+    (EarlyStop: `stopped_at`, that call's number).
     """
     X, y, X_held = load(inputs_dir)
     optimizer = loop_optimizer(X, y)
@@ -788,15 +841,18 @@ def accuracy(inputs_dir):
     trainer.model = model
     losses = Thinned(MAX_LOSS_POINTS)
 
-    def log_fn(epoch, train_loss, *rest):
-        model.epoch_end()
-        losses.add(float(train_loss))
-
     with SteppedParameters(model) as stepped:
+        early = EarlyStop(model, stepped, X_held, len(X))
+
+        def log_fn(epoch, train_loss, *rest):
+            model.epoch_end()
+            losses.add(float(train_loss))
+            early.after_log(losses.count)
+
         try:
             trainer.train((course_lists(X), as_lists(y)), learning_rate=learning_rate, batch_size=32,
                           max_epochs=epochs, data_val=(course_lists(X[-100:]), as_lists(y[-100:])), log_fn=log_fn)
-        except WholeSetEveryBatch:
+        except (WholeSetEveryBatch, TargetReached):
             pass
     if model.tripped is not None:
         return {"whole_set": model.tripped}
@@ -807,4 +863,4 @@ def accuracy(inputs_dir):
     return {"probabilities": as_lists(probs.reshape(-1)), "losses": [v for _, v in points],
             "loss_calls": [n for n, _ in points], "log_calls": losses.count,
             "run": {"optimizer": optimizer, "learning_rate": learning_rate, "epochs": epochs},
-            "steps": stepped.count, "set_outside_steps": set_outside}
+            "steps": stepped.count, "set_outside_steps": set_outside, "stopped_at": early.stopped_at}
