@@ -91,6 +91,22 @@ def _scan(path: Path, mtime_ns: int, size: int) -> Dict[str, JudgeSource]:
             for name, fn in named.items()}
 
 
+def checkpoint_probes(folder: Path) -> Set[str]:
+    """The probe ids the problem's judges.py gives a checkpoint judge (`CHECKPOINTS = {"probe": function}`,
+    graders.baseline.checkpoints), read from its source; a file that does not parse has none (`judges` says why)."""
+    local = folder / "judges.py"
+    if not local.is_file():
+        return set()
+    try:
+        tree = parse_python(local.read_text(encoding="utf-8"), filename=str(local))
+    except (SyntaxError, ValueError, UnicodeDecodeError):
+        return set()
+    return {key.value for node in tree.body
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "CHECKPOINTS" for t in node.targets)
+            and isinstance(node.value, ast.Dict)
+            for key in node.value.keys if isinstance(key, ast.Constant) and isinstance(key.value, str)}
+
+
 def _option_name(node: ast.AST) -> Optional[str]:
     """"x" when `node` is `options.get("x", ...)` or `options["x"]`."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \

@@ -27,7 +27,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 from . import paths, toml
 from .assemble import probes_source
 from .intake import parse_python
-from .judgescan import BUILTIN_SOURCE, JudgesUnreadable, judges
+from .judgescan import BUILTIN_SOURCE, JudgesUnreadable, checkpoint_probes, judges
 from .offering import reference_issues
 from .schema import Issue, line_of, offerings_issues, problem_issues, symbol_names
 from .spec import CourseVisibility, ProblemSpec, SpecError, load_problem, load_problems
@@ -71,6 +71,15 @@ def _judge_findings(problem: ProblemSpec, path: Path, text: str) -> List[Finding
         Issue(("tests", i), ("judge",), f"judge '{test.judge}' is neither a builtin judge ({BUILTIN_SOURCE.name}) "
                                         f"nor in {problem.folder / 'judges.py'} JUDGES")
         for i, test in enumerate(problem.tests) if test.judge not in known])
+
+
+def _checkpoint_findings(problem: ProblemSpec) -> List[Finding]:
+    """judges.py CHECKPOINTS entries naming no probe of the problem's tests (a misspelling would silently never
+    stop the probe it meant)."""
+    probes = {test.probe for test in problem.tests}
+    return [Finding(problem.folder / "judges.py", f"CHECKPOINTS names '{name}', which is no probe of a test in "
+                                                   f"{problem.folder / 'problem.toml'}")
+            for name in sorted(checkpoint_probes(problem.folder) - probes)]
 
 
 def offerings_findings(root: Path) -> List[Finding]:
@@ -257,6 +266,7 @@ def check_folder(folder: Path, catalogue: Set[str], reference: Path) -> List[Fin
     found += _judge_findings(problem, path, text)
     if any(f.path == folder / "judges.py" for f in found):
         return found  # judges.py does not parse: nothing more can be read of it
+    found += _checkpoint_findings(problem)
     found += _misconception_findings(problem, catalogue, folder.parent / "misconceptions.toml")
     found += _swap_findings(problem, path, text, reference)
     return found

@@ -45,6 +45,8 @@ BREAKAGES = {
     "mutant": ("autodiff/mutants/quadratic_visited.py", '"quadratic-traversal"', '"quadratic-travesal"',
                "misconception 'quadratic-travesal' is not in"),
     "judge-misconception": ("autodiff/judges.py", 'misconception="', 'misconception="x-', "is not in"),
+    "checkpoint": ("training/judges.py", 'CHECKPOINTS = {"accuracy"', 'CHECKPOINTS = {"acuracy"',
+                   "CHECKPOINTS names 'acuracy', which is no probe"),
 }
 
 
