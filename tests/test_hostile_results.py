@@ -55,7 +55,7 @@ def test_a_flooded_correct_loop_keeps_its_marks_and_is_told_how_often_it_logged(
     # of them) plus the flood
     assert test.figure["log_calls"] == FLOOD + 3, test.figure["log_calls"]
     assert f"log_fn was called {FLOOD + 3:,} times before training was stopped" in test.message, test.message
-    assert f"log_fn's call {FLOOD + 3:,} found it past the target" in test.message, test.message
+    assert f"measured at log_fn's call {FLOOD + 3:,}, where it had passed the target" in test.message, test.message
     assert all(len(t.message) < 600 for t in k.problem(flooded, "training").tests)
 
 

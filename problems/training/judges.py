@@ -339,10 +339,12 @@ def heldout_accuracy(student, reference, options) -> Verdict:
     if run.get("optimizer") == "SGD":
         how = (f"; your loop steps an SGD optimizer, so it was trained {run.get('epochs')} epochs at learning rate "
                f"{run.get('learning_rate')}")
-    message = f"held-out accuracy {acc:.1%} (target {target:.0%}; the reference loop reaches {ref_acc:.1%}{how})"
     stopped = _stopped_at(value)
+    reference_run = reference.value.get("run") if isinstance(reference.value.get("run"), dict) else {}
+    message = (f"held-out accuracy {acc:.1%} (target {target:.0%}; the reference loop reaches {ref_acc:.1%} in "
+               f"{reference_run.get('epochs')} epochs{how})")
     if stopped is not None:
-        message += (f"; measured when log_fn's call {stopped:,} found it past the target, where the grader stops "
+        message += (f"; measured at log_fn's call {stopped:,}, where it had passed the target and the grader stopped "
                     f"training (of at most {run.get('epochs')} epochs)")
     message += _log_note(curve["log_calls"], run.get("epochs"), stopped is not None)
     if value.get("set_outside_steps") is True:
