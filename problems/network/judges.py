@@ -1,7 +1,7 @@
 """Parent-side judges for `network`."""
 
 import itertools
-from typing import Optional
+from typing import Any, Dict, Optional
 
 import numpy as np
 
@@ -42,8 +42,52 @@ def forward_eval(student, reference, options) -> Verdict:
                                 "(a mean over the length keeps its dimension: [B, 1, hidden] until viewed)")
         problem = compare_values(case.get("values"), want["values"], rtol, atol, "values")
         if problem:
-            return Verdict(0.0, f"{batch}: {problem}")
+            return Verdict(0.0, f"{batch}: {problem}{_one_step_off(case, want)}")
     return Verdict(1.0, f"output shape [B] and values match the reference on {len(reference.value)} batches")
+
+
+#: networks one step off the contract's (mean -> Linear -> ReLU -> Linear -> sigmoid), as `_forward`'s arguments,
+#: and what a student whose outputs are theirs is told
+ONE_STEP_OFF = (
+    ({"pool": "sum"}, "the word embeddings are summed over the sentence's length: the contract averages them "
+                      "(embeddings.mean(1))"),
+    ({"pool": "max"}, "the word embeddings' maximum over the sentence's length is taken: the contract averages them"),
+    ({"relu": False}, "there is no ReLU between the two Linear layers"),
+    ({"sigmoid": False}, "there is no sigmoid after the second Linear layer (the output must be a probability)"),
+    ({"relu_out": True}, "a ReLU follows the second Linear layer: only the sigmoid comes after it"),
+)
+
+
+def _forward(inputs, parameters, pool="mean", relu=True, sigmoid=True, relu_out=False) -> np.ndarray:
+    """The contract's forward (eval mode, dropout_prob = 0) on `inputs` [B, L, 6] with `parameters` by shape, or a
+    network one step off it."""
+    x = np.asarray(inputs, dtype=np.float64)
+    pooled = {"mean": x.mean(axis=1), "sum": x.sum(axis=1), "max": x.max(axis=1)}[pool]
+    hidden = pooled @ np.asarray(parameters["[6, 4]"]) + np.asarray(parameters["[4]"])
+    if relu:
+        hidden = np.maximum(hidden, 0.0)
+    z = (hidden @ np.asarray(parameters["[4, 1]"]) + np.asarray(parameters["[1]"])).reshape(-1)
+    if relu_out:
+        z = np.maximum(z, 0.0)
+    return 1.0 / (1.0 + np.exp(-z)) if sigmoid else z
+
+
+def _one_step_off(case: Dict[str, Any], want: Dict[str, Any]) -> str:
+    """"; <what differs>" when the student's outputs are those of a network one step off the contract's
+    (ONE_STEP_OFF) on the inputs and parameters the probe sent, else "". The sent data (the student's process's)
+    only word the message: they must give the reference's values through the contract's forward first."""
+    try:
+        inputs, parameters = case["inputs"], case["parameters"]
+        got = to_array(case["values"])
+        if not np.allclose(_forward(inputs, parameters), to_array(want["values"]), rtol=1e-9, atol=1e-12):
+            return ""
+        for variant, said in ONE_STEP_OFF:
+            off = _forward(inputs, parameters, **variant)
+            if off.shape == got.shape and np.allclose(off, got, rtol=1e-6, atol=1e-9):
+                return f"; they are those of the contract's network where {said}"
+    except (KeyError, TypeError, ValueError, IndexError, NotNumeric):
+        return ""
+    return ""
 
 
 #: the Network's parameters in the gradient probe (embedding 6, hidden 4), by their shapes
