@@ -293,10 +293,30 @@ def fan_out(student, reference, options: Dict[str, Any]) -> Verdict:
                              1e-12, 1e-12, "dx")
     if problem is None:
         return Verdict(1.0, "adjoints summed over every user")
-    evidence = fan_out_evidence(got, want)
+    evidence = fan_out_evidence(got, want) or _leaf_attribute_written(got)
     if evidence is not None:
         return Verdict(0.0, f"{problem}. {evidence.message}", misconception=evidence.misconception)
     return Verdict(0.0, problem)
+
+
+def _leaf_attribute_written(got: List[Any]) -> Optional[Verdict]:
+    """No leaf got a derivative, and backpropagate set attributes of its own on the leaves (the grader's record of
+    the student's process's requests, `leaf_written`): `leaf.grad = d` instead of `leaf.accumulate_derivative(d)`
+    (`leaf-not-accumulated`)."""
+    records = [g for g in got if isinstance(g, dict)]
+    if not records or any(g.get("dx") is not None for g in records):
+        return None
+    names = sorted({str(n)[:40] for g in records if isinstance(g.get("leaf_written"), list)
+                    for n in g["leaf_written"]})
+    if not names:
+        return None
+    return Verdict(
+        0.0,
+        f"no leaf got a derivative: backpropagate set the leaves' {', '.join(repr(n) for n in names[:5])} itself "
+        "instead of calling leaf.accumulate_derivative(d), which adds d to whatever the leaf holds (`derivative` "
+        "on a Scalar, `grad` on a Tensor)",
+        misconception="leaf-not-accumulated",
+    )
 
 
 # ------------------------------------------------------------------ the seed and constants

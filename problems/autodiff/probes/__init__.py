@@ -297,8 +297,15 @@ def fan_out(_):
             calls = [[where.get(uid, -1), _maybe_float(d)] for uid, d in graph.counter.calls]
             results.append({"dx": a.derivative, "calls": calls, "edges": graph.edges(), "output": graph.index(out),
                             "x": graph.index(x), "contributions": [w * c for w, c in pairs],
-                            **({"leaf": True} if shared_leaf else {})})
+                            "leaf_written": written_by_student(a), **({"leaf": True} if shared_leaf else {})})
     return results
+
+
+def written_by_student(node):
+    """The attributes the student's process set on `node` (this process's record of its requests: a leaf given
+    `leaf.grad = d` instead of `accumulate_derivative(d)`); none in the reference's runs."""
+    student = probekit.STUDENT
+    return sorted(student.written.get(id(node), ())) if student is not None else []
 
 
 def _maybe_float(d):
