@@ -81,3 +81,15 @@ def test_a_figure_that_failed_is_drawn_again_and_huge_data_is_never_kept(figures
     figures.figure_svg("training", huge, "training")
     figures.figure_svg("training", huge, "training")
     assert len(calls) == 4 and figures._drawn_once.cache_info().currsize == 1
+
+
+def test_the_training_figure_labels_whole_epochs_only():
+    """Three epochs (a training the grader stopped once past the target) are ticked 1, 2, 3, never 1.25."""
+    from graders.figures import figure_svg
+
+    text = figure_svg("training", {"kind": "training", "losses": [0.69, 0.66, 0.59], "accuracy": 0.763,
+                                   "target": 0.75}, "training")
+    labels = re.findall(r">([^<>]+)</text>", text)
+    assert {"1", "2", "3"} <= set(labels), labels
+    between = [label for label in labels if re.fullmatch(r"\d+\.\d+", label) and 1 < float(label) < 3]
+    assert between == [], labels  # (the loss and accuracy axes' labels are all at most 1)

@@ -3,6 +3,7 @@
 from typing import Any, Dict, List, Tuple
 
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 from graders.api import MARKERS_UP_TO, svg, thin
 
@@ -25,6 +26,7 @@ def training_figure(figure: Dict[str, Any]) -> str:
     if isinstance(log_calls, int) and log_calls > len(losses):
         ax.set_title(f"log_fn called {log_calls:,} times: {len(losses):,} of its losses shown", fontsize=9)
     ax.set_xlabel("epoch" if not calls or calls[-1] == len(calls) else "log_fn call")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # epochs and calls are whole: no tick at 1.25
     ax.set_ylabel("loss")
     if figure.get("accuracy") is not None:
         ax2 = ax.twinx()
