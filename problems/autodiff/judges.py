@@ -293,28 +293,43 @@ def fan_out(student, reference, options: Dict[str, Any]) -> Verdict:
                              1e-12, 1e-12, "dx")
     if problem is None:
         return Verdict(1.0, "adjoints summed over every user")
-    evidence = fan_out_evidence(got, want) or _leaf_attribute_written(got)
+    evidence = fan_out_evidence(got, want) or _derivative_in_an_attribute(got, want)
     if evidence is not None:
         return Verdict(0.0, f"{problem}. {evidence.message}", misconception=evidence.misconception)
     return Verdict(0.0, problem)
 
 
-def _leaf_attribute_written(got: List[Any]) -> Optional[Verdict]:
-    """No leaf got a derivative, and backpropagate set attributes of its own on the leaves (the grader's record of
-    the student's process's requests, `leaf_written`): `leaf.grad = d` instead of `leaf.accumulate_derivative(d)`
-    (`leaf-not-accumulated`)."""
-    records = [g for g in got if isinstance(g, dict)]
-    if not records or any(g.get("dx") is not None for g in records):
+def _without_leaf_writes(value: Any) -> Any:
+    """What mutant matching compares of a fan-out result: the records without `leaf_written` (what a student's
+    process set on the leaves is this submission's own evidence, never a mutant's)."""
+    if not isinstance(value, list):
+        return value
+    return [{k: v for k, v in r.items() if k != "leaf_written"} if isinstance(r, dict) else r for r in value]
+
+
+fan_out.view = _without_leaf_writes  # type: ignore[attr-defined]
+
+
+def _derivative_in_an_attribute(got: List[Any], want: List[Dict[str, Any]]) -> Optional[Verdict]:
+    """No leaf got a derivative, but on every graph an attribute the student's process set on the leaf holds the
+    leaf's right derivative (the grader's record of its requests and the values, `leaf_written`): `leaf.grad = d`
+    instead of `leaf.accumulate_derivative(d)` (`leaf-not-accumulated`). A mark (`node.visited = True`) on a leaf
+    that never got its derivative is no such evidence."""
+    if len(got) != len(want) or not all(isinstance(g, dict) and g.get("dx") is None for g in got):
         return None
-    names = sorted({str(n)[:40] for g in records if isinstance(g.get("leaf_written"), list)
-                    for n in g["leaf_written"]})
+    names = None
+    for g, w in zip(got, want):
+        written = g.get("leaf_written") if isinstance(g.get("leaf_written"), dict) else {}
+        holding = {str(n)[:40] for n, v in written.items()
+                   if _maybe_number(v) is not None and np.isclose(v, w["dx"], rtol=ADJOINT_TOL, atol=ADJOINT_TOL)}
+        names = holding if names is None else names & holding
     if not names:
         return None
     return Verdict(
         0.0,
-        f"no leaf got a derivative: backpropagate set the leaves' {', '.join(repr(n) for n in names[:5])} itself "
-        "instead of calling leaf.accumulate_derivative(d), which adds d to whatever the leaf holds (`derivative` "
-        "on a Scalar, `grad` on a Tensor)",
+        f"no leaf got a derivative, but backpropagate wrote each leaf's right derivative to its "
+        f"{', '.join(repr(n) for n in sorted(names)[:3])} itself instead of calling leaf.accumulate_derivative(d), "
+        "which adds d to whatever the leaf holds (`derivative` on a Scalar, `grad` on a Tensor)",
         misconception="leaf-not-accumulated",
     )
 

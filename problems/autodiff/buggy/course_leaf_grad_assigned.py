@@ -8,7 +8,8 @@ BASE = "valid/course_postorder"
 LABELS = ["leaf-not-accumulated"]
 PASSES = ["topological_order_random", "topological_order_scalars", "tensor_program_0", "tensor_program_1"]
 FAILS = ["slides_example", "fan_out"]
-MESSAGES = {"fan_out": "backpropagate set the leaves' 'grad' itself instead of calling leaf.accumulate_derivative(d)"}
+MESSAGES = {"fan_out": "wrote each leaf's right derivative to its 'grad' itself instead of calling "
+                      "leaf.accumulate_derivative(d)"}
 
 
 def backpropagate(variable: Variable, deriv: Any) -> None:

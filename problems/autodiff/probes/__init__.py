@@ -302,10 +302,12 @@ def fan_out(_):
 
 
 def written_by_student(node):
-    """The attributes the student's process set on `node` (this process's record of its requests: a leaf given
-    `leaf.grad = d` instead of `accumulate_derivative(d)`); none in the reference's runs."""
+    """{attribute: its value as a float, or None} of what the student's process set on `node` (this process's
+    record of its requests, and the values it holds: a leaf given `leaf.grad = d` instead of
+    `accumulate_derivative(d)`, or a mark such as `node.visited = True`); none in the reference's runs."""
     student = probekit.STUDENT
-    return sorted(student.written.get(id(node), ())) if student is not None else []
+    names = sorted(student.written.get(id(node), ())) if student is not None else []
+    return {name: _maybe_float(getattr(node, name, None)) for name in names[:20]}
 
 
 def _maybe_float(d):
