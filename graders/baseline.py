@@ -16,7 +16,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, cast
 
 from . import paths, sandbox
 from .assemble import child_dir, mutant_files, probes_dir, stack_for, swap_for
@@ -28,7 +28,7 @@ from .probe import ChildConfig, run_child
 from .results import DEFAULT_SEED, ChildRun, ProbeOutcome
 from .runlog import note_run
 from .spec import ProblemSpec, problem_module
-from .workers import cores
+from .workers import core_share
 
 
 def limits_for(problem: ProblemSpec, tighter: Optional[Dict[str, float]] = None) -> Limits:
@@ -133,7 +133,14 @@ def _run_name(problem: ProblemSpec, label: str, seed: int) -> str:
 
 
 def _cached_run(problem: ProblemSpec, label: str, seed: int, student_file: Optional[Path]) -> ChildRun:
-    """A trusted run, computed once per grader version, runtime and seed (a sealed document, graders.cache).
+    """`_cached_run_or_none`, waiting for another process that builds it."""
+    return cast(ChildRun, _cached_run_or_none(problem, label, seed, student_file, wait=True))
+
+
+def _cached_run_or_none(problem: ProblemSpec, label: str, seed: int, student_file: Optional[Path],
+                        wait: bool) -> Optional[ChildRun]:
+    """A trusted run, computed once per grader version, runtime and seed (a sealed document, graders.cache); without
+    `wait`, None when another process is building it now.
 
     Only a run the grader can use is kept (`_unusable_run`): a reference probe that timed out at a busy moment, a
     harness fault or a machine failure raises GraderFault now and is run again next time. Kept, one bad moment
@@ -151,7 +158,8 @@ def _cached_run(problem: ProblemSpec, label: str, seed: int, student_file: Optio
     def usable(document: Any) -> bool:  # a cache written before the rule above may hold a failed run
         return _readable_run(document) and not _unusable_run(run_from_json(document), label)
 
-    return run_from_json(cached_json(_run_name(problem, label, seed), build, usable))
+    document = cached_json(_run_name(problem, label, seed), build, usable, wait=wait)
+    return None if document is None else run_from_json(document)
 
 
 def _unusable_run(run: ChildRun, label: str) -> Optional[str]:
@@ -228,20 +236,47 @@ def mutant_source(problem: ProblemSpec, path: Path) -> Path:
 
 def mutant_run(problem: ProblemSpec, path: Path, seed: int = DEFAULT_SEED) -> Tuple[str, str, ChildRun]:
     """(mutant name, misconception id, run) for one instructor mutant of the problem."""
-    run = _cached_run(problem, f"mutant-{path.stem}", seed, mutant_source(problem, path))
+    return cast(Tuple[str, str, ChildRun], _mutant_run_or_none(problem, path, seed, wait=True))
+
+
+def _mutant_run_or_none(problem: ProblemSpec, path: Path, seed: int,
+                        wait: bool) -> Optional[Tuple[str, str, ChildRun]]:
+    """`mutant_run`; without `wait`, None when another process is building its run now."""
+    run = _cached_run_or_none(problem, f"mutant-{path.stem}", seed, mutant_source(problem, path), wait=wait)
+    if run is None:
+        return None
     if run.load_error or run.fault:
         raise GraderFault(f"mutant {path} of problem '{problem.id}' did not run: {run.load_error or run.fault}")
     return path.stem, misconception_of(path), run
 
 
 def mutant_runs(problem: ProblemSpec, seed: int = DEFAULT_SEED) -> List[Tuple[str, str, ChildRun]]:
-    """(mutant name, misconception id, run) for every instructor mutant of the problem, the missing runs built at
-    once, one child per core."""
+    """(mutant name, misconception id, run) for every instructor mutant of the problem, in their listed order, the
+    missing runs built now: one child per core this process may use (`core_share`). A batch worker, whose share
+    is one core, builds them one at a time and passes over those another worker is building (coming back to them
+    after): two at once beside the other worker's child slowed that child by a third (`_one_at_a_time`)."""
     mutants = mutant_files(problem)
     if not mutants:
         return []
-    with ThreadPoolExecutor(max_workers=max(1, min(cores(), len(mutants)))) as pool:
+    if core_share() == 1:
+        return _one_at_a_time(problem, mutants, seed)
+    with ThreadPoolExecutor(max_workers=max(1, min(core_share(), len(mutants)))) as pool:
         return [future.result() for future in [pool.submit(mutant_run, problem, path, seed) for path in mutants]]
+
+
+def _one_at_a_time(problem: ProblemSpec, mutants: Sequence[Path], seed: int) -> List[Tuple[str, str, ChildRun]]:
+    """Each mutant's run read, or built here when no other process is building it; when every one left is being
+    built elsewhere, the first of them waited for. Results in the listed order."""
+    found: Dict[int, Tuple[str, str, ChildRun]] = {}
+    while len(found) < len(mutants):
+        left = [i for i in range(len(mutants)) if i not in found]
+        for i in left:
+            got = _mutant_run_or_none(problem, mutants[i], seed, wait=False)
+            if got is not None:
+                found[i] = got
+        if all(i not in found for i in left):  # all being built by others: wait for one
+            found[left[0]] = mutant_run(problem, mutants[left[0]], seed)
+    return [found[i] for i in range(len(mutants))]
 
 
 class MutantRuns:

@@ -41,7 +41,7 @@ from .safetext import one_line, printable
 from .score import failed_problem
 from .submissions import BatchUsageError, Entry, discover
 from .version import grader_version
-from .workers import die_with_parent, safe_path_children
+from .workers import safe_path_children, worker_start
 from .workspace import workspace_dir
 
 RESULT_FILES = ("junit.xml", "results.json", "report.html")
@@ -305,7 +305,7 @@ def executor_for(options: BatchOptions) -> Iterator[Executor]:
             pool: Executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autograde")
         else:  # processes: judging and rendering reports are Python work that threads would serialise (GIL)
             pool = ProcessPoolExecutor(max_workers=options.jobs, mp_context=multiprocessing.get_context("spawn"),
-                                       initializer=die_with_parent, initargs=(os.getpid(),))
+                                       initializer=worker_start, initargs=(os.getpid(), options.jobs))
         try:
             yield pool
         finally:

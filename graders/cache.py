@@ -87,13 +87,18 @@ def cache_root() -> Path:
 
 
 @contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """An exclusive lock so parallel graders build each cached artefact once."""
+def locked(path: Path, wait: bool = True) -> Iterator[bool]:
+    """An exclusive lock so parallel graders build each cached artefact once. Yields whether it is held: always,
+    once it is, when `wait`; without `wait`, False at once when another holder has it (nothing is then held)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
         try:
-            yield
+            fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
@@ -275,15 +280,19 @@ def write_sealed(path: Path, document: Any) -> None:
         raise CacheFault(f"the cache entry {path} could not be written: {type(exc).__name__}: {exc}") from None
 
 
-def cached_json(name: str, build: Callable[[], Any], usable: Callable[[Any], bool] = lambda doc: True) -> Any:
+def cached_json(name: str, build: Callable[[], Any], usable: Callable[[Any], bool] = lambda doc: True,
+                wait: bool = True) -> Any:
     """The sealed document `cache_root()/name`, built once by `build()` under a lock; a document that is
-    missing, foreign, fails its seal or is not `usable` is built again."""
+    missing, foreign, fails its seal or is not `usable` is built again. Without `wait`: None at once when another
+    process is building it (its lock is held), so that the caller may build something else meanwhile."""
     inject("cache")
     path = cache_root() / name
     document = read_sealed(path)
     if document is not None and usable(document):
         return document
-    with locked(cache_root() / "locks" / name.replace("/", "-")):
+    with locked(cache_root() / "locks" / name.replace("/", "-"), wait=wait) as held:
+        if not held:
+            return None
         document = read_sealed(path)
         if document is not None and usable(document):
             return document

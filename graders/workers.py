@@ -7,7 +7,10 @@ from __future__ import annotations
 import os
 import signal
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Iterator, Optional
+
+#: the children one worker of a pool may run at once (`worker_start`); None outside a pool: all the cores
+_SHARE: Optional[int] = None
 
 
 def cores() -> int:
@@ -16,6 +19,19 @@ def cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def core_share() -> int:
+    """How many children this process may run at once: its pool's share of the cores (`worker_start`), else all of
+    them (a lone `grade`)."""
+    return _SHARE or cores()
+
+
+def worker_start(parent: int, workers: int) -> None:
+    """A pool worker's start-up: `die_with_parent`, and its share of the cores, cores // workers (at least 1)."""
+    global _SHARE
+    die_with_parent(parent)
+    _SHARE = max(1, cores() // max(1, workers))
 
 
 def die_with_parent(parent: int) -> None:

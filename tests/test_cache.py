@@ -187,3 +187,65 @@ def test_a_trusted_run_that_failed_is_not_kept(tmp_path, monkeypatch):
     cache.forget_verified()
     runs[:] = [buggy]
     assert baseline._cached_run(spec, "mutant-x", 2026, None).outcomes["product"].status == "error" and not runs
+
+
+def test_an_entry_another_process_is_building_is_passed_over_without_waiting(tmp_path, monkeypatch):
+    """`cached_json(wait=False)`: None at once while another holder has the entry's lock (nothing built); once the
+    lock is free, built and kept, and read back without building again."""
+    import fcntl
+
+    monkeypatch.setenv("AUTOGRADE_CACHE", str(tmp_path))
+    built = []
+    lock = cache.cache_root() / "locks" / "runs-x-mutant.json"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a+") as other:  # another process's open file: its own lock
+        fcntl.flock(other, fcntl.LOCK_EX)
+        assert cache.cached_json("runs/x/mutant.json", lambda: built.append(1) or {"v": 1}, wait=False) is None
+        fcntl.flock(other, fcntl.LOCK_UN)
+    assert built == []
+    assert cache.cached_json("runs/x/mutant.json", lambda: built.append(1) or {"v": 1}, wait=False) == {"v": 1}
+    assert cache.cached_json("runs/x/mutant.json", lambda: built.append(1) or {"v": 2}, wait=False) == {"v": 1}
+    assert built == [1]
+
+
+def test_a_batch_worker_builds_mutants_one_at_a_time_passing_over_those_being_built(monkeypatch):
+    """With one core's share (a batch worker), the mutants' runs are built one at a time: one another process is
+    building is passed over and read when done; when all that are left are being built elsewhere, the first is
+    waited for. The results keep the listed order."""
+    import graders.baseline as baseline
+
+    problem = load_problems(only=["autodiff"])[0]
+    mutants = baseline.mutant_files(problem)[:4]
+    busy = {mutants[1]: 1, mutants[3]: 3}  # being built elsewhere for that many more tries
+    calls = []
+
+    def or_none(problem, path, seed, wait):
+        calls.append((path.stem, wait))
+        if not wait and busy.get(path, 0) > 0:
+            busy[path] -= 1
+            return None
+        return path.stem, "m", None
+
+    monkeypatch.setattr(baseline, "_mutant_run_or_none", or_none)
+    monkeypatch.setattr(baseline, "mutant_files", lambda problem: mutants)
+    monkeypatch.setattr(baseline, "core_share", lambda: 1)
+    got = baseline.mutant_runs(problem)
+    assert [name for name, _, _ in got] == [m.stem for m in mutants]
+    names = [m.stem for m in mutants]
+    assert calls == [(names[0], False), (names[1], False), (names[2], False), (names[3], False),  # 1 and 3 busy
+                     (names[1], False), (names[3], False),  # 1 done; 3 busy again
+                     (names[3], False),  # still busy, and all that is left: waited for
+                     (names[3], True)]
+
+
+def test_a_pool_worker_gets_its_share_of_the_cores(monkeypatch):
+    from graders import workers
+
+    monkeypatch.setattr(workers, "cores", lambda: 2)
+    monkeypatch.setattr(workers, "_SHARE", None)
+    assert workers.core_share() == 2  # a lone grading: every core
+    monkeypatch.setattr(workers, "die_with_parent", lambda parent: None)
+    workers.worker_start(os.getpid(), 2)
+    assert workers.core_share() == 1
+    workers.worker_start(os.getpid(), 5)
+    assert workers.core_share() == 1
