@@ -29,18 +29,24 @@ def contract_shape(shape):
     return key
 
 
+def viewed_as(t, key):
+    """`t` viewed in the shape `key` (a parameter's contract shape); as it is when it has that shape, or another
+    size (then the judge says it differs)."""
+    if tuple(t.shape) == key:
+        return t
+    try:
+        return t.contiguous().view(*key)
+    except Exception:
+        return t
+
+
 def gradients_by_shape(module):
     """{str(contract shape): the gradient's values in that shape, or None} of the module's first parameters."""
     grads = {}
     for _, p in first_parameters(module):
         key = contract_shape(p.value.shape)
         grad = p.value.grad
-        if grad is not None and tuple(grad.shape) != key:
-            try:
-                grad = grad.contiguous().view(*key)
-            except Exception:  # a gradient of another size: sent as it is, the judge says it differs
-                pass
-        grads[str(list(key))] = None if grad is None else values(grad)
+        grads[str(list(key))] = None if grad is None else values(viewed_as(grad, key))
     return dict(sorted(grads.items()))
 
 
@@ -136,8 +142,7 @@ def parameters_by_shape(module):
     found = {}
     for _, p in first_parameters(module):
         key = contract_shape(p.value.shape)
-        found[str(list(key))] = values(p.value.contiguous().view(*key)) if tuple(p.value.shape) != key \
-            else values(p.value)
+        found[str(list(key))] = values(viewed_as(p.value, key))
     return dict(sorted(found.items()))
 
 

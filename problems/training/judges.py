@@ -273,16 +273,28 @@ def _log_note(log_calls: int, epochs: Any, stopped: bool) -> str:
 STOP_MARGIN = 0.01
 
 
+@lru_cache(maxsize=1)
+def heldout_labels() -> np.ndarray:
+    """The held-out sentences' labels (read once per process: every checkpoint and every judgement reads them)."""
+    labels = np.array([ex.label for ex in heldout()], dtype=np.float64)
+    labels.setflags(write=False)
+    return labels
+
+
+def _accuracy(probs: np.ndarray) -> float:
+    """The share of held-out sentences whose probability is on their label's side of 0.5."""
+    return float(np.mean((probs > 0.5) == (heldout_labels() > 0.5)))
+
+
 def _heldout_accuracy(probabilities: Any) -> Optional[float]:
     """The held-out accuracy of `probabilities` (None: not one number per held-out sentence, or not finite)."""
-    labels = np.array([ex.label for ex in heldout()], dtype=np.float64)
     try:
         probs = to_array(probabilities)
     except NotNumeric:
         return None
-    if probs.shape != labels.shape or not np.all(np.isfinite(probs)):
+    if probs.shape != heldout_labels().shape or not np.all(np.isfinite(probs)):
         return None
-    return float(np.mean((probs > 0.5) == (labels > 0.5)))
+    return _accuracy(probs)
 
 
 def past_the_target(evidence: Any, options: Dict[str, Any]) -> bool:
@@ -320,7 +332,7 @@ def heldout_accuracy(student, reference, options) -> Verdict:
                             "feeds (nearly) the whole training set as every batch; slice one batch, "
                             "X_train[example_num : example_num + batch_size]",
                        misconception="whole-set-every-batch")
-    labels = np.array([ex.label for ex in heldout()], dtype=np.float64)
+    labels = heldout_labels()
     try:
         probs = to_array(value.get("probabilities"))
     except NotNumeric as exc:
@@ -329,8 +341,8 @@ def heldout_accuracy(student, reference, options) -> Verdict:
         return Verdict(0.0, f"{probs.size} predictions for {labels.size} held-out sentences")
     if not np.all(np.isfinite(probs)):
         return Verdict(0.0, "the trained network outputs NaN or infinity (did the loss diverge?)")
-    acc = float(np.mean((probs > 0.5) == (labels > 0.5)))
-    ref_acc = float(np.mean((to_array(reference.value["probabilities"]) > 0.5) == (labels > 0.5)))
+    acc = _accuracy(probs)
+    ref_acc = _accuracy(to_array(reference.value["probabilities"]))
     fraction = 1.0 if acc >= target else max(0.0, (acc - floor) / (target - floor))
     curve = loss_curve(value)
     figure = {"kind": "training", **curve, "accuracy": acc, "target": target}

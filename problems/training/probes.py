@@ -865,8 +865,7 @@ def accuracy(inputs_dir):
         stopped_at, probs, set_outside = early.stopped[0], early.stopped[1], False
     else:
         stopped_at, set_outside = None, stepped.restore_if_not_stepped()
-        model.eval()
-        probs = as_lists(model.forward(minitorch.tensor(X_held)).to_numpy().reshape(-1))
+        probs = as_lists(heldout_probabilities(model, X_held))
     points = losses.points()
     return {"probabilities": probs, "losses": [v for _, v in points],
             "loss_calls": [n for n, _ in points], "log_calls": losses.count,
