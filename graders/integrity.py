@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from .intake import compile_python, parse_python, run_deep
 
@@ -198,19 +198,21 @@ def _unanalysed(shown_as: str, why: str) -> Finding:
 def screen_tree(tree: ast.AST, shown_as: str) -> List[Finding]:
     """The findings of a parsed module, in line order, each construct once per line."""
     found: Dict[Tuple[int, str], Finding] = {}
-    aliases = _module_aliases(tree)
-    imported = _imported_names(tree)
-    for node in _walk(tree):
+    nodes = list(_walk(tree))  # one walk (it writes each node's parent); the passes below read the list
+    aliases = _module_aliases(nodes)
+    imported = _imported_names(nodes)
+    for node in nodes:
         for construct, reason in [*_constructs(node, aliases), *_patch_constructs(node, imported)]:
             key = (getattr(node, "lineno", 0), construct)
             found.setdefault(key, Finding(shown_as, key[0], construct, reason))
     return [found[k] for k in sorted(found)]
 
 
-def _imported_names(tree: ast.AST) -> set:
-    """Every name an import statement binds (`import a.b` binds `a`; `from m import x as y` binds `y`)."""
+def _imported_names(nodes: Sequence[ast.AST]) -> set:
+    """Every name an import statement among `nodes` binds (`import a.b` binds `a`; `from m import x as y` binds
+    `y`)."""
     names: Set[str] = set()
-    for node in _walk(tree):
+    for node in nodes:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update(alias.asname or alias.name.partition(".")[0] for alias in node.names if alias.name != "*")
     return names
@@ -250,20 +252,23 @@ def _walk(tree: ast.AST) -> Iterator[ast.AST]:
             stack.append(child)
 
 
-def _module_aliases(tree: ast.AST) -> dict:
-    """name -> module for `import sys as s`, `from os import path as p` style names and `s2 = s` copies."""
+def _module_aliases(nodes: Sequence[ast.AST]) -> dict:
+    """name -> module for `import sys as s`, `from os import path as p` style names and `s2 = s` copies, among
+    `nodes` (a module's, `_walk`)."""
     aliases = {}
-    for node in _walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 top = alias.name.partition(".")[0]
                 aliases[alias.asname or top] = alias.name if alias.asname else top
+    copies = [(node.value.id, node.targets) for node in nodes
+              if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name)]
     for _ in range(3):  # copies of copies
-        for node in _walk(tree):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in aliases:
-                for target in node.targets:
+        for source, targets in copies:
+            if source in aliases:
+                for target in targets:
                     if isinstance(target, ast.Name):
-                        aliases.setdefault(target.id, aliases[node.value.id])
+                        aliases.setdefault(target.id, aliases[source])
     return aliases
 
 
