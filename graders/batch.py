@@ -218,7 +218,11 @@ def _remove_stale_temporaries(student_dir: Path) -> None:
             stale.unlink(missing_ok=True)
 
 
-def write_report(result: GradeResult, student_dir: Path, show: str = "visible") -> None:
+#: what a batch's report.html shows (reports.render.SHOWN): the student's report before the due date
+REPORT_SHOWS = "visible"
+
+
+def write_report(result: GradeResult, student_dir: Path, show: str = REPORT_SHOWS) -> None:
     """report.html, linking back to the class report, written atomically; it shows the results of the tests
     whose visibility `show` names (reports.render.SHOWN: the student's report before the due date by default)."""
     from reports.render import SHOWN, render_submission
@@ -254,11 +258,13 @@ def _write_or_fault(task: GradeTask, result: GradeResult) -> Optional[str]:
 
 def grade_task(task: GradeTask) -> GradedSubmission:
     """Grade one submission and write its files. Runs on a worker; never raises."""
+    from reports.render import SHOWN
+
     started = time.time()
     fault = None
     try:
         options = GradeOptions(offering=task.offering, problems=list(task.problems), jobs=task.problem_jobs,
-                               seed=task.seed, figures=True)
+                               seed=task.seed, figures=SHOWN[REPORT_SHOWS])
         result = grade_submission(Path(task.source), options, name=task.name)
     except Exception as exc:  # a grader bug: this submission gets a fault row, the batch goes on
         fault = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"

@@ -86,7 +86,7 @@ def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs
     from .spec import SpecError
 
     try:
-        options = GradeOptions(offering=offering, problems=_problem_list(problems), jobs=jobs, figures=True)
+        options = GradeOptions(offering=offering, problems=_problem_list(problems), jobs=jobs, figures=SHOWN[show])
         result = grade_submission(submission, options)
     except SpecError as exc:
         raise click.UsageError(printable(str(exc))) from exc

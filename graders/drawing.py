@@ -51,14 +51,21 @@ def plain_log_ticks(fig) -> None:
                 axis.set_minor_formatter(LogFormatter(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
 
 
+#: inches around the tight box of a figure's artists (matplotlib's savefig.pad_inches default)
+TIGHT_PAD = 0.1
+
+
 def svg(fig) -> str:
     """The figure as inline SVG text (from `<svg`), the figure closed; log axes labelled in plain numbers. No date
     is written in it: the same figure is the same text."""
     import matplotlib.pyplot as plt  # already imported by whoever made `fig`
+    from matplotlib.backends.backend_agg import RendererAgg
 
     plain_log_ticks(fig)
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})  # the same data, the same SVG
+    # the tight box measured once, without drawing (what bbox_inches="tight" finds by drawing the whole figure first)
+    box = fig.get_tightbbox(RendererAgg(fig.bbox.width, fig.bbox.height, fig.dpi)).padded(TIGHT_PAD)
+    fig.savefig(buffer, format="svg", bbox_inches=box, metadata={"Date": None})  # the same data, the same SVG
     plt.close(fig)
     text = buffer.getvalue()
     return text[text.index("<svg") :]

@@ -9,7 +9,7 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Collection, Dict, List, Optional
 
 from . import __version__, sandbox
 from .attribution import runs_to_judge
@@ -41,14 +41,16 @@ class GradeOptions:
     seed: int = DEFAULT_SEED
     #: tighter child limits (e.g. {"probe_seconds": 3, "wall_seconds": 20}); never looser than the problem's
     limits: Optional[Dict[str, float]] = None
-    #: draw the report's figures while grading, so that one that cannot be drawn is a fault of its problem (the
-    #: commands that write reports, `grade` and `batch`, do; without them a report draws its figures itself)
-    figures: bool = False
+    #: the visibilities (graders.schema.VISIBILITIES) of the tests whose figures are drawn while grading: those of
+    #: the tests the written report shows (reports.render.SHOWN), so that one that cannot be drawn is a fault of
+    #: its problem. The commands that write reports, `grade` and `batch`, set it; a report that shows a test whose
+    #: figure was not drawn (`autograde report --show all`) draws it itself. Empty: none drawn
+    figures: Collection[str] = ()
 
 
 def grade_problem(
     spec: ProblemSpec, submission: Submission, workspace: Path, seed: int, limits: Optional[Dict[str, float]] = None,
-    figures: bool = False,
+    figures: Collection[str] = (),
 ) -> ProblemResult:
     """One problem: its own child, judged against the cached reference and mutants.
 
@@ -82,7 +84,7 @@ def _describe_fault(exc: BaseException) -> str:
 
 
 def _grade_once(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int,
-                limits: Optional[Dict[str, float]], figures: bool) -> ProblemResult:
+                limits: Optional[Dict[str, float]], figures: Collection[str]) -> ProblemResult:
     """Assemble, probe, judge, score and draw one problem once; raises on a grader fault."""
     findings = static_findings(spec.folder)
     if findings:  # a malformed problem folder: said once, naming the file, never judged
@@ -104,7 +106,7 @@ def _grade_once(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int
     if note:
         result.notes.append(note)
     if figures:
-        draw_figures(spec, result, reference, local)
+        draw_figures(spec, result, reference, local, figures)
     if record.found_at:
         result.notes.insert(0, f"graded {record.found_at} as {spec.swap.file}")
     return result
@@ -152,8 +154,12 @@ def _import_figures() -> None:
         pass
 
 
-def draw_figures(spec: ProblemSpec, result: ProblemResult, reference: ChildRun, local: Dict[str, Any]) -> None:
-    """Each test's figure drawn now and kept on the test (the report never draws it again).
+def draw_figures(spec: ProblemSpec, result: ProblemResult, reference: ChildRun, local: Dict[str, Any],
+                 shown: Collection[str]) -> None:
+    """The figure of each test whose visibility is in `shown` (those the written report shows) drawn now and kept
+    on the test (the report never draws it again); the others are not drawn (a figure of a test shown after the
+    due date, the timing, work and accuracy tests, cost a batch 0.03-0.05 s of CPU each for a report that withholds
+    it).
 
     A figure illustrates; no grade depends on it. One that cannot be drawn from the student's data (twice) is
     left out with a note. One that cannot be drawn from the reference's own data either (the reference judged
@@ -161,7 +167,7 @@ def draw_figures(spec: ProblemSpec, result: ProblemResult, reference: ChildRun, 
     """
     tests = {t.id: t for t in spec.tests}
     for test in result.tests:
-        if not isinstance(test.figure, dict):
+        if not isinstance(test.figure, dict) or test.id not in tests or tests[test.id].visibility not in shown:
             continue
         try:
             test.svg = _draw(spec.id, test.figure)

@@ -537,6 +537,31 @@ def test_numbers_beyond_float_range_are_data_not_grader_faults():
     test = next(t for t in spec.tests if t.id == "work_on_diamonds")
     result = ProblemResult(spec.id, spec.title, [TestResult(spec.id, test.id, test.name, test.kind, test.points, 0.0, "",
                                                             figure={"kind": "work", "student": rows, "reference": rows})])
-    draw_figures(spec, result, reference_run(spec), dict(problem_hooks(spec).JUDGES))
+    draw_figures(spec, result, reference_run(spec), dict(problem_hooks(spec).JUDGES), {test.visibility})
     svg = result.tests[0].svg
     assert (svg is not None and svg.startswith("<svg")) or any("could not be drawn" in n for n in result.notes)
+
+
+def test_only_the_figures_of_tests_the_report_shows_are_drawn_while_grading():
+    """The work test is shown after the due date: a grading whose report shows the visible tests (a batch's)
+    leaves its figure undrawn (the report withholds it; `autograde report --show all` draws it); one whose report
+    shows it draws it."""
+    from graders.baseline import problem_hooks, reference_run
+    from graders.grade import draw_figures
+    from graders.results import ProblemResult, TestResult
+    from graders.spec import load_problems
+    from reports.render import BEFORE_DUE, STAFF
+
+    rows = [{"nodes": 3 * 2**k, "layers": k, "chain_rule": 6 * 2**k, "parents": 6 * 2**k} for k in range(1, 7)]
+    (spec,) = load_problems(only=["autodiff"])
+    test = next(t for t in spec.tests if t.id == "work_on_diamonds")
+    assert test.visibility not in BEFORE_DUE
+    drawn = {}
+    for shown in (BEFORE_DUE, STAFF):
+        result = ProblemResult(spec.id, spec.title, [TestResult(spec.id, test.id, test.name, test.kind, test.points,
+                                                                1.0, "", figure={"kind": "work", "student": rows,
+                                                                                 "reference": rows})])
+        draw_figures(spec, result, reference_run(spec), dict(problem_hooks(spec).JUDGES), shown)
+        drawn[shown] = result.tests[0].svg
+        assert result.notes == []
+    assert drawn[BEFORE_DUE] is None and drawn[STAFF] is not None and drawn[STAFF].startswith("<svg")

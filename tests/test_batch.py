@@ -514,7 +514,7 @@ def test_a_grading_that_draws_imports_the_drawing_library_once_its_first_child_h
     problem draws or not (network draws nothing): the import overlaps the other problems' children instead of
     following the last one. A grading without figures imports none. Run in a fresh interpreter."""
     code = ("import sys\nfrom pathlib import Path\nfrom graders import grade\n"
-            f"options = grade.GradeOptions(problems=['network'], figures={figures})\n"
+            f"options = grade.GradeOptions(problems=['network'], figures={('visible',) if figures else ()})\n"
             "result = grade.grade_submission(Path('reference'), options)\n"
             "assert result.problems[0].score == result.problems[0].max_score, result.problems[0]\n"
             "[thread.join(60) for thread in grade.DRAWING_IMPORT]\n"
