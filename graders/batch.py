@@ -32,7 +32,7 @@ from . import __version__
 from .assemble import stack_for
 from .baseline import reference_run
 from .faults import INJECT_ENV
-from .grade import GradeOptions, grade_submission, import_drawing
+from .grade import GradeOptions, grade_submission
 from .gradebook import GRADEBOOK, Gradebook, GradedSubmission, SubmissionRow
 from .intake import open_submission
 from .offering import get_offering, offering_problems
@@ -409,9 +409,7 @@ def warm_problem(problem_id: str, offering: str, seed: int) -> None:
     reference's run) before the first submissions are graded: the first tasks of a batch with an empty cache
     then find them built, by the workers in parallel, instead of each waiting on them in turn. Runs on a worker
     (a Dask worker builds its own cache); what fails here is built again, and met as a fault, by the grading.
-    Skipped when faults are injected (tests: the gradings are to meet them). The worker's drawing library is
-    imported meanwhile (`import_drawing`)."""
-    import_drawing()
+    Skipped when faults are injected (tests: the gradings are to meet them)."""
     try:
         (spec,) = offering_problems(get_offering(offering), only=[problem_id])
         stack_for(spec)

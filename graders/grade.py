@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import threading
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
@@ -98,8 +96,6 @@ def _grade_once(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: int
         return _student_run(spec, record, workdir / name, seed, limits)
 
     runs, note = runs_to_judge(spec, probe_run("run"), probe_run, seed, limits)
-    if figures:
-        import_drawing()
     inject("memory", spec.id)
     results = [score_problem(spec, run, reference, mutants, local) for run in runs]
     result = min(results, key=lambda r: r.score)  # two runs after a suspect failure: the worse one counts
@@ -125,41 +121,13 @@ def _student_run(spec: ProblemSpec, record: StudentFile, workdir: Path, seed: in
     return run
 
 
-#: the thread importing the drawing library in this process (`import_drawing`), once started
-DRAWING_IMPORT: List[threading.Thread] = []
-_DRAWING_STARTED = threading.Lock()
-
-
-def import_drawing() -> threading.Thread:
-    """Import the figures' drawing library (graders.figures: matplotlib, about 0.35 s) in a background thread,
-    once per process, while children run: a grading that draws starts it when its first problem's child has ended
-    (the children of the others still running; started before, it slows their launch), a batch worker when it
-    warms (graders.batch). Otherwise the first drawing imports it after the last child, when one core is idle: a
-    warm `grade reference` took 2.10 s against 1.91 s (medians of 8 interleaved runs), a cold batch's first result
-    5.07 s against 4.76 s (12). A failed import is met again, and said, by the drawing. Not a daemon: the process
-    waits for the import before it ends (at most its 0.35 s), as an interpreter ended in the middle of matplotlib's
-    first import crashed (SIGSEGV) or left its font cache's lock file behind (red team, 13 of 30 exits at 0.34 s
-    with a cold font cache)."""
-    with _DRAWING_STARTED:
-        if not DRAWING_IMPORT:
-            DRAWING_IMPORT.append(threading.Thread(target=_import_figures, name="autograde-drawing"))
-            DRAWING_IMPORT[0].start()
-    return DRAWING_IMPORT[0]
-
-
-def _import_figures() -> None:
-    try:
-        importlib.import_module("graders.figures")
-    except Exception:  # the grading's own import says what is wrong
-        pass
-
-
 def draw_figures(spec: ProblemSpec, result: ProblemResult, reference: ChildRun, local: Dict[str, Any],
                  shown: Collection[str]) -> None:
     """The figure of each test whose visibility is in `shown` (those the written report shows) drawn now and kept
     on the test (the report never draws it again); the others are not drawn (a figure of a test shown after the
     due date, the timing, work and accuracy tests, cost a batch 0.03-0.05 s of CPU each for a report that withholds
-    it).
+    it). The drawing library (matplotlib, about 0.35 s to import) is imported by the first figure drawn: a grading
+    that draws none, as a batch of the course's offering, imports none.
 
     A figure illustrates; no grade depends on it. One that cannot be drawn from the student's data (twice) is
     left out with a note. One that cannot be drawn from the reference's own data either (the reference judged

@@ -81,18 +81,19 @@ def withheld(result: Any, shown: Collection[str], visibilities: Any = None) -> D
     return out
 
 
-def _figures(result: Any) -> Dict[str, str]:
-    """SVG per test id that carries figure data: the one drawn when the problem was graded, else (a result read
-    back from the gradebook) drawn now; a figure that cannot be drawn now is left out (the grade stands)."""
-    from graders.figures import figure_svg
-
+def _figures(result: Any, withheld: Collection[str] = ()) -> Dict[str, str]:
+    """SVG per test id that carries figure data, but those `withheld` ("problem/test"): the one drawn when the
+    problem was graded, else (not drawn then, or a result read back from the gradebook) drawn now; a figure that
+    cannot be drawn now is left out (the grade stands)."""
     svgs: Dict[str, str] = {}
     for problem in result.problems:
         for test in problem.tests:
-            if not (test.figure and isinstance(test.figure, dict)):
+            if not (test.figure and isinstance(test.figure, dict)) or f"{problem.id}/{test.id}" in withheld:
                 continue
             svg = getattr(test, "svg", None)
             if svg is None:
+                from graders.figures import figure_svg  # matplotlib: imported only when a figure is drawn here
+
                 try:
                     svg = figure_svg(str(test.figure.get("kind")), test.figure, problem.id)
                 except Exception:
@@ -112,7 +113,7 @@ def render_submission(result: Any, links: Optional[Dict[str, str]] = None,
     """
     found = [explain(m) for m in result.misconceptions]
     later = withheld(result, shown, visibilities)
-    figures = {key: svg for key, svg in _figures(result).items() if key not in later}
+    figures = _figures(result, later)
     return environment().get_template("report.html").render(
         result=result,
         misconceptions=found,

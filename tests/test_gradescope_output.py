@@ -171,6 +171,21 @@ def test_the_student_report_follows_the_visibility_of_results_json():
     assert SECRET in render_submission(result, shown=STAFF, visibilities=hidden)
 
 
+def test_a_report_draws_only_the_figures_it_shows(monkeypatch):
+    """A figure not drawn while grading (its test was withheld then, or the result was read back from the
+    gradebook) is drawn by the report that shows its test, and by no report that withholds it."""
+    import graders.figures
+    from reports.render import AFTER_DUE, render_submission
+
+    drawn = []
+    monkeypatch.setattr(graders.figures, "figure_svg", lambda kind, data, problem: drawn.append(kind) or '<svg id="late"/>')
+    result = buggy_result()
+    recursion = result.problems[0].tests[1]
+    recursion.figure, recursion.svg = {"kind": "depth"}, None
+    assert 'id="late"' not in render_submission(result) and drawn == []
+    assert 'id="late"' in render_submission(result, shown=AFTER_DUE) and drawn == ["depth"]
+
+
 def test_grade_and_report_choose_what_report_html_shows():
     """`autograde grade` and `autograde report` take --show (default: the student's report before the due date)."""
     from click.testing import CliRunner
