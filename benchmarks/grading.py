@@ -106,12 +106,15 @@ def main() -> None:
     wall = statistics.median(r[0] for r in runs)
     peak = max(r[1] for r in runs)
     print(f"grade reference (warm cache): median wall {wall:.2f} s, peak memory of the process tree {peak:.0f} MiB")
-    python = os.path.realpath(sys.executable)
-    bare = median_seconds([python, *sandbox.PYTHON_FLAGS, "-c", "import numpy"])
+    # this Python as invoked (a venv's finds its own site-packages), against the sandbox's view of it: the base
+    # interpreter, with a venv's packages at the extra import paths the harness would add
+    bare = median_seconds([sys.executable, *sandbox.PYTHON_FLAGS, "-c", "import numpy"])
     caps = sandbox.capabilities()
     if caps.strong:
         with sandbox.UidSlot() as slot, tempfile.TemporaryDirectory() as scratch:
-            argv, _ = sandbox.bwrap_command({}, slot.uid, Path(scratch), program=["-c", "import numpy"])
+            _, extra = sandbox.bwrap_command({}, slot.uid, Path(scratch), program=["-c", "pass"])
+            program = ["-c", f"import sys; sys.path[:0] = {list(extra)!r}; import numpy"]
+            argv, _ = sandbox.bwrap_command({}, slot.uid, Path(scratch), program=program)
             prefix = sandbox.confine_prefix(Path(scratch), [], 64, 4096)
             prlimit = ["prlimit", "--cpu=60", f"--as={1024**3}", "--nproc=64", "--core=0", "--"]
             boxed = median_seconds(prefix + prlimit + argv)
