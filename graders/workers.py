@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 from contextlib import contextmanager
-from typing import Any, Dict, Iterator, Optional
+from typing import Iterator, Optional
 
 #: the children one worker of a pool may run at once (`worker_start`); None outside a pool: all the cores
 _SHARE: Optional[int] = None
@@ -49,30 +48,17 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-#: the blocks of `safe_path_children` open in this process (any thread), and PYTHONSAFEPATH as it was before the first
-_SAFE_PATH: Dict[str, Any] = {"open": 0, "before": None}
-_SAFE_PATH_LOCK = threading.Lock()
-
-
 @contextmanager
 def safe_path_children() -> Iterator[None]:
     """Python processes started inside this block (spawned workers) do not put their current folder first on
     `sys.path` (PYTHONSAFEPATH): a `selectors.py` or `queue.py` in the folder a TA runs the command from is not
-    run by them as the standard library's. Restored when the last block open in the process ends: a batch's pool and
-    its similarity screening (a thread: `graders.batch.TailScreening`) overlap, in either order."""
-    with _SAFE_PATH_LOCK:
-        if not _SAFE_PATH["open"]:
-            _SAFE_PATH["before"] = os.environ.get("PYTHONSAFEPATH")
-            os.environ["PYTHONSAFEPATH"] = "1"
-        _SAFE_PATH["open"] += 1
+    run by them as the standard library's. Restored after."""
+    before = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
     try:
         yield
     finally:
-        with _SAFE_PATH_LOCK:
-            _SAFE_PATH["open"] -= 1
-            if not _SAFE_PATH["open"]:
-                before = _SAFE_PATH["before"]
-                if before is None:
-                    os.environ.pop("PYTHONSAFEPATH", None)
-                else:
-                    os.environ["PYTHONSAFEPATH"] = before
+        if before is None:
+            os.environ.pop("PYTHONSAFEPATH", None)
+        else:
+            os.environ["PYTHONSAFEPATH"] = before

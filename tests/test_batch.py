@@ -505,33 +505,3 @@ def test_the_drawing_library_is_imported_by_the_first_figure_a_grading_draws():
             "result = grade.grade_submission(Path('reference'), grade.GradeOptions(problems=['autodiff'], figures=STAFF))\n"
             "print('matplotlib' in sys.modules, any(t.svg for t in result.problems[0].tests))\n")
     assert _printed_by_a_fresh_interpreter(code) == ["False", "False", "True", "True"]
-
-
-@pytest.mark.parametrize("before", [None, "0"])
-def test_overlapping_safe_path_blocks_keep_it_set_until_the_last_ends(monkeypatch, before):
-    """A batch's pool and its similarity screening (a thread) each hold a `safe_path_children` block, ending in
-    either order: PYTHONSAFEPATH stays set while either is open, and is what it was before once both have ended."""
-    import threading
-
-    from graders.workers import safe_path_children
-
-    if before is None:
-        monkeypatch.delenv("PYTHONSAFEPATH", raising=False)
-    else:
-        monkeypatch.setenv("PYTHONSAFEPATH", before)
-    inside, release, seen = threading.Event(), threading.Event(), []
-
-    def screening():
-        with safe_path_children():
-            inside.set()
-            release.wait(10)
-            seen.append(os.environ.get("PYTHONSAFEPATH"))
-
-    with safe_path_children():  # the pool's block, ended first
-        thread = threading.Thread(target=screening)
-        thread.start()
-        assert inside.wait(10)
-    seen.append(os.environ.get("PYTHONSAFEPATH"))  # the screening still open
-    release.set()
-    thread.join(10)
-    assert seen == ["1", "1"] and os.environ.get("PYTHONSAFEPATH") == before
