@@ -19,7 +19,6 @@ import json
 import multiprocessing
 import os
 import sys
-import threading
 import time
 import traceback
 from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
@@ -365,18 +364,14 @@ POOL_RETRIES = 2
 
 def _collect(executor: Executor, tasks: Sequence[GradeTask], book: Gradebook, run: BatchRun,
              progress: _Progress, on_record: Optional[Callable[[GradedSubmission], None]],
-             last_chance: bool = True, tail: Optional[Tuple[int, Callable[[], None]]] = None) -> List[GradeTask]:
+             last_chance: bool = True) -> List[GradeTask]:
     """Record every task's result as it completes; return the tasks lost to a broken worker pool
-    (unless `last_chance`: then they are recorded as faults). `tail`: (workers, what to start once no task waits
-    for a worker: the last ones are running, and workers are about to idle)."""
+    (unless `last_chance`: then they are recorded as faults)."""
     started = time.time()
-    if tail is not None and len(tasks) <= tail[0]:
-        tail[1]()
     warming = [executor.submit(warm_problem, problem, tasks[0].offering, tasks[0].seed)
                for problem in (tasks[0].problems if tasks and not os.environ.get(INJECT_ENV) else ())]
     futures: Dict[Future, GradeTask] = {executor.submit(grade_task, t): t for t in tasks}
     lost: List[GradeTask] = []
-    recorded = 0
     try:
         for future in as_completed(futures):
             task = futures[future]
@@ -394,9 +389,6 @@ def _collect(executor: Executor, tasks: Sequence[GradeTask], book: Gradebook, ru
             progress.done(graded)
             if on_record:
                 on_record(graded)
-            recorded += 1
-            if tail is not None and len(tasks) - recorded <= tail[0]:
-                tail[1]()
     except BaseException:
         for future in [*warming, *futures]:
             future.cancel()
@@ -457,25 +449,22 @@ def run_batch(submissions_dir: Path, out_dir: Path, options: BatchOptions,
     require_sandbox(options)
     entries, ignored = discover(submissions_dir, out_dir)
     run = BatchRun(out_dir=out_dir, ignored=ignored)
-    screening = TailScreening(submissions_dir, out_dir, options, run) if options.similarity else None
     with batch_lock(out_dir), Gradebook(out_dir / GRADEBOOK) as book:
         tasks, run.skipped = plan(entries, book, options, out_dir)
         if tasks:
             progress = _Progress(len(tasks), options.progress)
-            tail = (max(1, options.jobs), screening.start) if screening else None
             try:
                 for attempt in range(POOL_RETRIES + 1):  # a killed worker breaks its pool: retry in a new one
                     with executor_for(options) as executor:
-                        tasks = _collect(executor, tasks, book, run, progress, on_record, attempt == POOL_RETRIES,
-                                         tail)
+                        tasks = _collect(executor, tasks, book, run, progress, on_record, attempt == POOL_RETRIES)
                     if not tasks:
                         break
                     run.warnings.append(f"a worker process died; {len(tasks)} submission(s) handed to a new pool")
             finally:
                 progress.close()
-        if screening:
-            screening.finish()
         _version_warning(run, current_grader_version())
+        if options.similarity:
+            screen_similarity(submissions_dir, out_dir, options, run)
         run.view = write_class_outputs(out_dir, book)
     run.seconds = round(time.monotonic() - clock, 3)
     return run
@@ -500,27 +489,6 @@ def screen_similarity(submissions_dir: Path, out_dir: Path, options: BatchOption
             pass
         run.warnings.append(f"similarity screening failed ({one_line(f'{type(exc).__name__}: {exc}')}); "
                             "grades are unaffected")
-
-
-class TailScreening:
-    """The similarity screening (`screen_similarity`) in a thread, started when the batch's last submissions are
-    being graded (no task waits for a worker): it reads only the submissions' files, and there it takes the cores
-    that workers leave idle instead of following the grading (a class of 16 on two cores: about 0.3 s later to
-    the class report). `finish` starts it if nothing did (every submission up to date) and waits for it."""
-
-    def __init__(self, submissions_dir: Path, out_dir: Path, options: BatchOptions, run: BatchRun):
-        self.thread = threading.Thread(target=screen_similarity, args=(submissions_dir, out_dir, options, run),
-                                       name="similarity", daemon=True)  # an interrupted batch does not wait for it
-        self.started = False
-
-    def start(self) -> None:
-        if not self.started:
-            self.started = True
-            self.thread.start()
-
-    def finish(self) -> None:
-        self.start()
-        self.thread.join()
 
 
 def rerender(out_dir: Path, show: str = "visible") -> int:
