@@ -97,6 +97,12 @@ def probe_sources(folder: Path) -> Dict[str, str]:
             if (rel == "probes.py" or rel.startswith("probes/")) and "__pycache__" not in rel}
 
 
+def _seconds(value: float) -> str:
+    """Seconds as a message says them: to a tenth, without a trailing zero ("20", "1.5", "0.5"; a limit may be
+    a fraction of a second)."""
+    return f"{round(value, 1):g}"
+
+
 def _tail(path: Path) -> str:
     try:
         with open(path, "rb") as f:
@@ -470,14 +476,14 @@ class _Attempt:
             return False
         which = f"probe '{probe}'" if probe is not None else "the grading process"
         if verdict == "busy":
-            self.busy = (f"{which} did not finish in {MAX_STRETCH:g} times its {window.limit:.0f} s limit, "
-                         f"{window.waited(waits):.0f} s of it waiting for a CPU the machine gave to other work: "
+            self.busy = (f"{which} did not finish in {MAX_STRETCH:g} times its {_seconds(window.limit)} s limit, "
+                         f"{_seconds(window.waited(waits))} s of it waiting for a CPU the machine gave to other work: "
                          "the machine is too busy to grade it fairly")
             self.reason = self.busy
         else:
-            self.reason = f"{which} timed out after {window.limit:.0f} s (infinite loop or sleep?)"
+            self.reason = f"{which} timed out after {_seconds(window.limit)} s (infinite loop or sleep?)"
             if window.stretched(now) >= 1:
-                self.reason += f"; given {window.stretched(now):.0f} s more while it waited for a CPU"
+                self.reason += f"; given {_seconds(window.stretched(now))} s more while it waited for a CPU"
         self.timed_out = True
         return True
 

@@ -132,8 +132,9 @@ def _slowed_forward(tmp_path, seconds):
     return tmp_path
 
 
-def _grade(folder):
-    options = GradeOptions(offering="all", problems=["forward"], limits={"probe_seconds": 1, "wall_seconds": 30})
+def _grade(folder, probe_seconds=1.0):
+    options = GradeOptions(offering="all", problems=["forward"],
+                           limits={"probe_seconds": probe_seconds, "wall_seconds": 30})
     (result,) = grade_submission(folder, options).problems
     return result
 
@@ -147,23 +148,24 @@ def busy_machine(monkeypatch):
 
 @needs_cpu_accounting
 def test_a_probe_the_machine_slowed_keeps_its_points(tmp_path, busy_machine):
-    """2.5 s of wall clock under a 1 s limit, but 0.25 s of it its own: the limit stretches, full marks."""
-    result = _grade(_slowed_forward(tmp_path, 2.5))
+    """1.25 s of wall clock under a 0.5 s limit, but 0.125 s of it its own: the limit stretches, full marks."""
+    result = _grade(_slowed_forward(tmp_path, 1.25), probe_seconds=0.5)
     assert result.fault is None and result.score == result.max_score, [t.message for t in result.tests if not t.passed]
 
 
 def test_a_probe_that_sleeps_still_times_out(tmp_path):
-    """The same 2.5 s on a quiet machine are the code's own: timed out at 1 s, its points lost."""
-    result = _grade(_slowed_forward(tmp_path, 2.5))
+    """The same 1.25 s on a quiet machine are the code's own: timed out at 0.5 s, its points lost."""
+    result = _grade(_slowed_forward(tmp_path, 1.25), probe_seconds=0.5)
     assert result.fault is None and result.score < result.max_score
-    assert any("timed out after 1 s" in t.message for t in result.tests if not t.passed), result.notes
+    assert any("timed out after 0.5 s" in t.message for t in result.tests if not t.passed), result.notes
 
 
 @needs_cpu_accounting
 def test_a_machine_too_busy_to_grade_is_the_graders_failure(tmp_path, busy_machine):
     """Never finishing while the machine keeps it waiting: past MAX_STRETCH times the limit the problem is not
-    graded (retried once, then a grader fault that says why), no point lost."""
-    result = _grade(_slowed_forward(tmp_path, 10 * 24 * 3600))
+    graded (retried once, then a grader fault that says why), no point lost. (A limit of 0.5 s: each attempt waits
+    MAX_STRETCH times it.)"""
+    result = _grade(_slowed_forward(tmp_path, 10 * 24 * 3600), probe_seconds=0.5)
     assert result.fault is not None and "the machine is too busy to grade it fairly" in result.fault, result.fault
     assert result.errors == [FAULT_MESSAGE]  # the report's "not graded: the grader failed", regraded by staff
 
