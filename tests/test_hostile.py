@@ -187,8 +187,8 @@ CRASHES = [
     ("base_exception", "call", None, "_HxEscape"),
     ("spin", "call", k.FAST, "timed out"),
     ("sleep", "call", k.FAST, "timed out"),
-    ("spin", "import", {"probe_seconds": 3, "wall_seconds": 8}, "timed out"),
-    ("sleep", "import", {"probe_seconds": 3, "wall_seconds": 8}, "timed out"),
+    ("spin", "import", {"probe_seconds": 3, "wall_seconds": 5}, "timed out"),
+    ("sleep", "import", {"probe_seconds": 3, "wall_seconds": 5}, "timed out"),
     # touching the memory takes a while under load: the problem's 1.5 GiB took 8 s of CPU beside the suite, 512 MiB a third
     ("memory", "call", {"probe_seconds": 12, "wall_seconds": 30, "memory_mib": 512}, "MemoryError"),
     ("detach", "import", k.FAST, None),

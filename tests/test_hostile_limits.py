@@ -259,7 +259,7 @@ def test_memory_is_bounded_for_the_whole_sandbox():
                 block = bytearray(300 << 20)
                 for i in range(0, len(block), 4096):
                     block[i] = 1
-                time.sleep(3)
+                time.sleep(1.5)  # holding the block while the others touch theirs (all four start at once)
                 os._exit(0)
             kids.append(pid)
         codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in kids]
