@@ -98,9 +98,9 @@ def probe_sources(folder: Path) -> Dict[str, str]:
 
 
 def _seconds(value: float) -> str:
-    """Seconds as a message says them: to a tenth, without a trailing zero ("20", "1.5", "0.5"; a limit may be
+    """Seconds as a message says them: to a hundredth, without trailing zeros ("20", "1.5", "0.25"; a limit may be
     a fraction of a second)."""
-    return f"{round(value, 1):g}"
+    return f"{round(value, 2):g}"
 
 
 def _tail(path: Path) -> str:

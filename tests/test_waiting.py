@@ -148,14 +148,16 @@ def busy_machine(monkeypatch):
 
 @needs_cpu_accounting
 def test_a_probe_the_machine_slowed_keeps_its_points(tmp_path, busy_machine):
-    """1.25 s of wall clock under a 0.5 s limit, but 0.125 s of it its own: the limit stretches, full marks."""
-    result = _grade(_slowed_forward(tmp_path, 1.25), probe_seconds=0.5)
+    """1.25 s of wall clock under a 0.75 s limit, but 0.125 s of it its own: the limit stretches (up to MAX_STRETCH
+    times it, 3 s), full marks."""
+    result = _grade(_slowed_forward(tmp_path, 1.25), probe_seconds=0.75)
     assert result.fault is None and result.score == result.max_score, [t.message for t in result.tests if not t.passed]
 
 
 def test_a_probe_that_sleeps_still_times_out(tmp_path):
-    """The same 1.25 s on a quiet machine are the code's own: timed out at 0.5 s, its points lost."""
-    result = _grade(_slowed_forward(tmp_path, 1.25), probe_seconds=0.5)
+    """A wait on a quiet machine is the code's own: timed out at 0.5 s, its points lost (each restart is stopped
+    there too, so the 2.5 s the code asks for cost no more than a shorter wait)."""
+    result = _grade(_slowed_forward(tmp_path, 2.5), probe_seconds=0.5)
     assert result.fault is None and result.score < result.max_score
     assert any("timed out after 0.5 s" in t.message for t in result.tests if not t.passed), result.notes
 
@@ -197,3 +199,8 @@ def test_a_probes_stretch_is_added_to_the_problems_clock_and_only_with_all_cpu_c
     assert attempt.deadline == pytest.approx(started + 2.5) and attempt.deadline_window.limit == pytest.approx(2.5)
     attempt.group = None
     assert attempt._limit_passed(started + 1.5, "p") and "timed out after 1 s" in attempt.reason
+
+
+def test_a_limit_is_said_as_it_was_set():
+    """A limit of a fraction of a second is said as set ("timed out after 0 s" before), a whole one as a whole."""
+    assert [probe._seconds(x) for x in (20.0, 90, 1.5, 0.5, 0.25, 3.70001)] == ["20", "90", "1.5", "0.5", "0.25", "3.7"]
