@@ -134,7 +134,7 @@ def _slowed_forward(tmp_path, seconds):
     return tmp_path
 
 
-def _grade(folder, probe_seconds=1.0):
+def _grade(folder, probe_seconds):
     options = GradeOptions(offering="all", problems=["forward"],
                            limits={"probe_seconds": probe_seconds, "wall_seconds": 30})
     (result,) = grade_submission(folder, options).problems
@@ -157,8 +157,8 @@ def test_a_probe_the_machine_slowed_keeps_its_points(tmp_path, busy_machine):
 
 
 def test_a_probe_that_sleeps_still_times_out(tmp_path):
-    """A wait on a quiet machine is the code's own: timed out at 0.5 s, its points lost (each restart is stopped
-    there too, so the 2.5 s the code asks for cost no more than a shorter wait)."""
+    """A wait on a quiet machine is the code's own: timed out at 0.5 s, its points lost (the 2.5 s the code asks
+    for are cut there, so they cost no more than a shorter wait)."""
     result = _grade(_slowed_forward(tmp_path, 2.5), probe_seconds=0.5)
     assert result.fault is None and result.score < result.max_score
     assert any("timed out after 0.5 s" in t.message for t in result.tests if not t.passed), result.notes
