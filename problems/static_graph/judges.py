@@ -147,6 +147,13 @@ def _unneeded_placeholder_error(label: str, got: Any, graph: Structure, regions:
     """The student raised InvalidArgumentError where the reference ran: which unfed placeholders could it be about?"""
     unfed = {n for n in graph.nodes if graph.op(n) == "Placeholder" and n not in fed}
     text = error_text(got, path)
+    message = str((_error(got) or {}).get("message", ""))
+    named_fed = [n for n in fed if graph.op(n) == "Placeholder" and f"'{n}'" in message]
+    if named_fed:
+        return CaseFinding(
+            f"{label}: raised {text}, but '{named_fed[0]}' was fed: check the placeholders against `feeds`, the "
+            "feed_dict as the given _prepare_feeds resolved it (a key may be a node or its name), not against "
+            "feed_dict itself")
     if unfed and unfed <= regions.unrelated:
         return CaseFinding(
             f"{label}: raised {text}, but the fetch does not depend on {_names(unfed)} at all: only the "
@@ -430,6 +437,53 @@ def gradient_values(student: ProbeOutcome, reference: ProbeOutcome, options: Dic
     return Verdict(fraction, text + more + (f"; {hint}" if wrong_value else ""))
 
 
+def fresh_runs(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
+    """Three runs of one session with different feeds each give the reference's values; a run that returns an
+    earlier run's values (a session keeping computed values between runs) is named as such.
+
+    The fraction is the share of runs that are right (tolerances as for evaluated values).
+    """
+    path = str(options.get("display_path", ""))
+    want = reference.value["runs"]
+    got = student.value.get("runs") if isinstance(student.value, dict) else None
+    got = list(got) if isinstance(got, list) and len(got) == len(want) else [None] * len(want)
+    problems, stale = [], None
+    for i, (g, w) in enumerate(zip(got, want)):
+        err = first_error(g, path)
+        try:
+            problem = f"raised {err}" if err else compare_values(g, w, VALUE_RTOL, VALUE_ATOL, "value")
+        except NotNumeric as exc:
+            problem = str(exc)
+        if not problem:
+            continue
+        problems.append(f"run {i + 1}: {problem}")
+        earlier = next((j for j in range(i) if _same_fetched(g, got[j])), None)
+        if stale is None and earlier is not None:
+            stale = (i, earlier)
+    if not problems:
+        return Verdict(1.0, f"all {len(want)} runs of one session computed their values from their own feeds")
+    fraction = 1.0 - len(problems) / len(want)
+    if stale:
+        return Verdict(fraction, f"run {stale[0] + 1} of one session, x fed other values, returned what run "
+                                 f"{stale[1] + 1} computed: a run computes its values afresh from its own feeds "
+                                 "(`values` belongs to one run; between runs a session keeps only its variables and "
+                                 "folded constants)", misconception="values-kept-across-runs")
+    more = f" ({len(problems) - 1} more wrong)" if len(problems) > 1 else ""
+    return Verdict(fraction, problems[0] + more)
+
+
+def _same_fetched(later: Any, earlier: Any) -> bool:
+    """Whether a run's value of h (fetched alone, or first of a list of fetches) is an earlier run's value of h."""
+    return _close(_first_fetch(later), _first_fetch(earlier))
+
+
+def _first_fetch(value: Any) -> Any:
+    """h's value in a run's result: the result itself (h, a matrix) or its first item (a list of matrices)."""
+    nested = isinstance(value, list) and value and isinstance(value[0], list) and value[0] \
+        and isinstance(value[0][0], list)
+    return value[0] if nested else value
+
+
 def _close(a: Any, b: Any) -> bool:
     try:
         x, y = to_array(a), to_array(b)
@@ -544,7 +598,32 @@ def symbolic(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, 
         problem = str(exc)
     if problem:
         return Verdict(0.0, f"{problem}; {GRADIENT_HINT}")
-    return Verdict(1.0, f"gradients() added {got['added']} nodes, evaluated none, and they give the right values")
+    seeded = _non_scalar_finding(got.get("non_scalar"), want["non_scalar"], path)
+    if seeded:
+        return Verdict(0.5, seeded, misconception="seed-not-ones-like-y")
+    return Verdict(1.0, f"gradients() added {got['added']} nodes, evaluated none, and they give the right values, "
+                        "for a scalar y and for a non-scalar one")
+
+
+SEED_HINT = ("with no grad_ys, each y is seeded with OnesLike(y), a node of y's shape (TF1's ones_like): a scalar "
+             "1.0 broadcasts through elementwise rules, but gives the gradients the wrong static shape and breaks "
+             "matmul's rule")
+
+
+def _non_scalar_finding(got: Any, want: Dict[str, Any], path: str) -> Optional[str]:
+    """What is wrong with gradients(x·W, [x, W]) for the non-scalar x·W of shape (?, 4), if anything."""
+    where = "gradients(x·W, [x, W]) of the non-scalar x·W, shape (?, 4), no grad_ys"
+    got = got if isinstance(got, dict) else {}
+    err = first_error(got.get("error"), path) or first_error(got.get("values"), path)
+    if err:
+        return f"{where}: raised {err}; {SEED_HINT}"
+    if got.get("shapes") != want["shapes"]:
+        return f"{where}: static shapes {got.get('shapes')}, expected {want['shapes']}; {SEED_HINT}"
+    try:
+        problem = compare_values(got.get("values"), want["values"], GRADIENT_RTOL, GRADIENT_ATOL, "gradient values")
+    except NotNumeric as exc:
+        problem = str(exc)
+    return f"{where}: {problem}; {SEED_HINT}" if problem else None
 
 
 def unrelated(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
@@ -772,6 +851,7 @@ JUDGES = {
     "fan_out": fan_out,
     "symbolic": symbolic,
     "unrelated": unrelated,
+    "fresh_runs": fresh_runs,
 }
 
 for _judge in JUDGES.values():

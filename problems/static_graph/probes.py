@@ -361,7 +361,8 @@ def lazy_probe(probe_id: str, budget: int = 200_000) -> Dict[str, Any]:
         outside = evaluator.outside[flagged:]
         if not evaluator.fetched(run.get("value")):
             outside.append("the fetched value")
-        row = {"label": case.label, "fetch": [f.name for f in flat], "fed": [k.name for k in case.feeds],
+        row = {"label": case.label, "fetch": [f.name for f in flat],
+               "fed": [k if isinstance(k, str) else k.name for k in case.feeds],
                "value": as_data(run.get("value")), "evaluations": evaluator.evaluations[start:],
                "reported": run.get("reported")}
         if outside:
@@ -394,12 +395,15 @@ def slides_runs() -> List[LazyCase]:
         LazyCase("h = relu(x·W + b), x fed", g["h"], {g["x"]: g["x_val"]}),
         LazyCase("x·W, x fed", g["xW"], {g["x"]: g["x_val"]}),
         LazyCase("[h, x·W] in one run", [g["h"], g["xW"]], {g["x"]: g["x_val"]}),
+        LazyCase("h, x fed by its name ({'x': …}: a feed_dict key may be a node or its name)", g["h"],
+                 {"x": g["x_val"]}),
     ]
 
 
 @probe("slides_graph", trusted=True)
 def slides_graph_probe(_):
-    """sess.run(h, {x: …}) needs all 6 nodes (x fed, 5 computed); sess.run(x·W, {x: …}) only 3 (2 computed)."""
+    """sess.run(h, {x: …}) needs all 6 nodes (x fed, 5 computed); sess.run(x·W, {x: …}) only 3 (2 computed); a
+    placeholder may be fed by its name (the given `_prepare_feeds` resolves the keys into `feeds`)."""
     return lazy_probe("slides_graph")
 
 
@@ -495,6 +499,25 @@ def folded_constants(_):
             again = capture(lambda: as_data(session.run([y, scale], feed)))
             inside = capture(lambda: as_data(session.run(y, {**feed, half: 3.0})))
     return {"first run": first, "second run": again, "feeding inside a folded subgraph": inside}
+
+
+@probe("fresh_runs")
+def fresh_runs(_):
+    """One session, three runs of the slides' graph with different values of x: each run computes its values from
+    its own feeds (between runs a session keeps only variables and folded constants, never computed values)."""
+    rng = np.random.default_rng(868)
+    graph = tf.Graph()
+    with graph.as_default():
+        g = slides_graph()
+        feeds = [rng.normal(size=(2, 3)) for _ in range(3)]
+        watch = Watch()
+        watch.instrument(graph)
+        with watch:
+            session = tf.Session(graph)
+            runs = [capture(lambda: as_data(session.run(g["h"], {g["x"]: feeds[0]}))),
+                    capture(lambda: as_data(session.run(g["h"], {g["x"]: feeds[1]}))),
+                    capture(lambda: as_data(session.run([g["h"], g["xW"]], {g["x"]: feeds[2]})))]
+    return {"runs": runs}
 
 
 # ------------------------------------------------------------------ deep graphs
@@ -731,17 +754,28 @@ def several_ys_and_seeds(_):
             }
 
 
+def _static_shapes(grads: List[Any]) -> List[Any]:
+    """Each gradient node's static shape, an unknown dimension (a placeholder's batch) as "?" (a shape is never read
+    as a number that is NaN); None for what is not a Node."""
+    return [["?" if d is None else d for d in g.shape] if isinstance(g, tf.Node) and g.shape is not None else None
+            for g in grads]
+
+
 @probe("gradients_symbolic")
 def gradients_symbolic(_):
-    """gradients() adds nodes and evaluates none; it returns one Node per x, with x's static shape."""
+    """gradients() adds nodes and evaluates none; it returns one Node per x, with x's static shape. Then the same
+    for a non-scalar y, x·W of shape (?, 4), which no grad_ys seeds: its seed is OnesLike(x·W), whose shape matmul's
+    rule needs."""
     rng = np.random.default_rng(3)
     graph = tf.Graph()
     with graph.as_default():
         x = tf.placeholder((None, 3), name="x")
         W = tf.constant(rng.normal(size=(3, 4)), name="W")
         b = tf.constant(rng.normal(size=(4,)), name="b")
-        h = tf.relu(tf.matmul(x, W) + b)
+        xW = tf.matmul(x, W)
+        h = tf.relu(xW + b)
         loss = tf.reduce_mean(tf.square(h) + h, name="loss")  # h has two users
+        feed = {x: rng.normal(size=(5, 3))}
         before = len(graph)
         watch = Watch()
         watch.instrument(graph)
@@ -752,14 +786,18 @@ def gradients_symbolic(_):
                 return {"error": grads}
             grads = list(grads) if isinstance(grads, (list, tuple)) else [grads]
             nodes = [isinstance(g, tf.Node) for g in grads]
-            # an unknown dimension (a placeholder's batch) as "?": a shape is never read as a number that is NaN
-            shapes = [["?" if d is None else d for d in g.shape] if isinstance(g, tf.Node) and g.shape is not None
-                      else None for g in grads]
             added = len(graph) - before
             values = capture(lambda: as_data(tf.Session(graph).run(
-                [g for g in grads if isinstance(g, tf.Node)], {x: rng.normal(size=(5, 3))})))
-    return {"evaluated_while_building": built, "added": added, "are_nodes": nodes, "shapes": shapes,
-            "values": values}
+                [g for g in grads if isinstance(g, tf.Node)], feed)))
+            of_xw = capture(lambda: tf.gradients(xW, [x, W]))
+            if isinstance(of_xw, dict):
+                non_scalar: Dict[str, Any] = {"error": of_xw}
+            else:
+                of_xw = list(of_xw) if isinstance(of_xw, (list, tuple)) else [of_xw]
+                non_scalar = {"shapes": _static_shapes(of_xw), "values": capture(lambda: as_data(tf.Session(
+                    graph).run([g for g in of_xw if isinstance(g, tf.Node)], feed)))}
+    return {"evaluated_while_building": built, "added": added, "are_nodes": nodes, "shapes": _static_shapes(grads),
+            "values": values, "non_scalar": non_scalar}
 
 
 @probe("unrelated_none")

@@ -441,6 +441,31 @@ def gradients_cleared(student, reference, options) -> Verdict:
     return Verdict(1.0, "every optimizer step used one batch's gradients")
 
 
+def optimizer_kept(student, reference, options) -> Verdict:
+    """Adam keeps its state from step to step: the loop does not build a new Adam for (nearly) every step.
+
+    Adam's update uses its running moment estimates and its step count; a new Adam starts them again, and its
+    first, bias-corrected update is lr·g/(|g| + eps) ≈ lr·sign(g), whatever the gradients before. Judged on the
+    optimizers the loop stepped: more than one Adam, stepped fewer than twice each on average, is an Adam built
+    per step. An Adam built once per epoch (several steps each) and an SGD built anew (it keeps no state) pass.
+    """
+    run, _ = training_run(student.value)
+    stepped = run.get("optimizers")
+    if not isinstance(stepped, list) or not stepped:
+        return _nothing_recorded(run, "its first optimizer step", "the training loop never called an optimizer's "
+                                 "step(): the parameters never change", _path(options))
+    adams = [entry for entry in stepped if isinstance(entry, list) and len(entry) == 2 and entry[0] is True]
+    steps = sum(_count(entry[1], 0) for entry in adams)
+    built = max(len(adams), _count(run.get("optimizer_count"), 0)) if adams else 0
+    if built > 1 and steps < 2 * built:
+        return Verdict(0.0, f"{built} Adam optimizers stepped {steps} times in all: a new Adam for every step starts "
+                            "its moment estimates and step count again, so each update is Adam's first, about "
+                            "lr·sign(gradient). Build the optimizer once, before the epochs (as the given code "
+                            "does), and step that one", misconception="optimizer-rebuilt")
+    return Verdict(1.0, "one optimizer carried its state from step to step" if len(stepped) == 1 else
+                   f"{len(stepped)} optimizers stepped, each keeping its state over several steps (or keeping none)")
+
+
 def _trained(run: Dict[str, Any]) -> List[Tuple[bool, List[Any], int]]:
     """(training mode, rows, number of rows) of the forwards whose output reached a backward pass.
 
@@ -606,5 +631,6 @@ JUDGES = {
     "heldout_accuracy": heldout_accuracy,
     "gradients_cleared": gradients_cleared,
     "minibatches": minibatches,
+    "optimizer_kept": optimizer_kept,
     "eval_mode": eval_mode,
 }

@@ -124,6 +124,14 @@ def quiet_log(*args, **kwargs):
     pass
 
 
+def logged_loss(args, kwargs):
+    """The epoch's training loss in the course's call `log_fn(epoch, train_loss, train_accuracy,
+    validation_predictions, validation_accuracy)`, passed by position or by its name (the parameters of the
+    starters' `default_log_fn`); NaN when the call has none."""
+    value = kwargs["train_loss"] if "train_loss" in kwargs else args[1] if len(args) > 1 else float("nan")
+    return float(value)
+
+
 # --------------------------------------------------------------------------- bounded results
 #
 # Every list a probe returns grows with what the student's loop does (log_fn calls, optimizer steps,
@@ -332,6 +340,8 @@ class LoopAudit:
         self.backwards = 0
         self.steps = []  # the first MAX_STEPS steps ({"with_grad", "passes"}); step_count counts them all
         self.step_count = 0
+        self.optimizers = []  # [optimizer, is an Adam, steps] of the first MAX_STEPS optimizers stepped, each once
+        self.optimizer_count = 0  # every optimizer stepped
         self.trained = []  # [training, rows, len(rows)] of the first MAX_TRAINED forwards that reached a backward
         self.trained_count = 0  # rows: the first MAX_ROWS
         self._counted = set()
@@ -399,9 +409,20 @@ class LoopAudit:
             audit.step_count += 1
             if len(audit.steps) < MAX_STEPS:
                 audit.steps.append({"with_grad": with_grad, "passes": max(counts, default=0)})
+            audit.note_optimizer(optimizer)
             return original(optimizer, *args, **kwargs)
 
         return step
+
+    def note_optimizer(self, optimizer):
+        """One step of `optimizer`: counted on its entry (the object kept, so that its id is never another's)."""
+        entry = next((e for e in self.optimizers if e[0] is optimizer), None)
+        if entry is not None:
+            entry[2] += 1
+            return
+        self.optimizer_count += 1
+        if len(self.optimizers) < MAX_STEPS:
+            self.optimizers.append([optimizer, isinstance(optimizer, optim.Adam), 1])
 
     def __enter__(self):
         self._hooked = backpropagate_hooked(self.backpropagate)
@@ -437,7 +458,9 @@ def _audited_run(X, y, rows, batch_size, epochs, data_val=None, catch=False):
     for record in audit.losses:
         record["own"] = own_loss(record["out"], record["y"])
     return {"backward_calls": audit.backwards, "steps": audit.steps, "step_count": audit.step_count,
-            "trained": audit.trained, "trained_count": audit.trained_count, "error": error, "losses": audit.losses}
+            "optimizers": [[adam, steps] for _, adam, steps in audit.optimizers],
+            "optimizer_count": audit.optimizer_count, "trained": audit.trained,
+            "trained_count": audit.trained_count, "error": error, "losses": audit.losses}
 
 
 def own_loss(out, y):
@@ -865,9 +888,9 @@ def accuracy(inputs_dir):
     with SteppedParameters(model) as stepped:
         early = EarlyStop(model, stepped, X_held, len(X))
 
-        def log_fn(epoch, train_loss, *rest):
+        def log_fn(*args, **kwargs):
             model.epoch_end()
-            losses.add(float(train_loss))
+            losses.add(logged_loss(args, kwargs))
             early.after_log(losses.count)
 
         try:

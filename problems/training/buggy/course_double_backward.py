@@ -8,6 +8,6 @@ BASE = "valid/course_s26_no_zero_grad"
 OFFERING = "s26"
 LABELS = ["no-zero-grad"]
 FAILS = ["zero_grad"]
-SCORE = 25.0
+SCORE = 25.263158
 MESSAGES = {"zero_grad": "2 backward passes (one batch"}
 EDITS = [("                loss.backward()\n", "                loss.backward()\n                loss.backward()\n")]

@@ -9,6 +9,6 @@ BASE = "valid/course_validation_backward_cleared"
 OFFERING = "s26"
 LABELS = ["no-zero-grad"]
 FAILS = ["zero_grad"]
-SCORE = 25.0
+SCORE = 25.263158
 MESSAGES = {"zero_grad": "a backward pass on the validation data"}
 EDITS = [("                optim.zero_grad()\n", "")]

@@ -6,7 +6,7 @@ handed to log_fn is the training accuracy.
 EXPECT = None
 FAILS = ["eval_mode"]
 PASSES = ["bce_values", "zero_grad", "minibatches", "accuracy"]
-SCORE = 25.0
+SCORE = 25.263158
 MESSAGES = {"eval_mode": "the validation accuracy passed to log_fn is"}
 EDITS = [("                validation_accuracy.append(get_accuracy(validation_predictions))\n",
           "                validation_accuracy.append(get_accuracy(train_predictions))\n")]

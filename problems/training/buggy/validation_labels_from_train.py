@@ -7,7 +7,7 @@ probe's validation labels differ from the training labels, so the reported accur
 EXPECT = None
 FAILS = ["eval_mode"]
 PASSES = ["bce_values", "zero_grad", "minibatches", "accuracy"]
-SCORE = 25.0
+SCORE = 25.263158
 MESSAGES = {"eval_mode": "the validation accuracy passed to log_fn is"}
 EDITS = [("                y = minitorch.tensor(y_val, backend=BACKEND)\n",
           "                y = minitorch.tensor(y_train[: len(X_val)], backend=BACKEND)\n")]
