@@ -496,14 +496,21 @@ class _Attempt:
         return now
 
     def _counted(self) -> Tuple[Optional[float], Dict[int, int]]:
-        """The child's CPU time and its threads' run-queue waits (graders.waiting), where its control group counts all
-        of its CPU (cgroup v2, or v1 with cpuacct); else (None, {}). Elsewhere a child whose children the kernel reaps
-        itself (SIGCHLD ignored) has CPU the process tree cannot show, which could keep a counted thread waiting on a
-        quiet machine: nothing is credited, and the limits count wall time as they always did."""
-        cpu = self.group.cpu_seconds() if self.group is not None else None
-        if cpu is None or self.group is None:
+        """The child's CPU time and its threads' run-queue waits (graders.waiting), where all of its CPU is counted:
+        its control group (cgroup v2, or v1 with cpuacct), or without one its live process tree and what that tree
+        reaped, while no process of the tree ignores SIGCHLD; else (None, {}). A child whose children the kernel
+        reaps itself (SIGCHLD ignored) has CPU the process tree cannot show, which could keep a counted thread waiting
+        on a quiet machine: nothing is credited, and the limits count wall time as they always did."""
+        if self.group is not None:
+            cpu = self.group.cpu_seconds()
+            return (cpu, run_queue_waits(self.group.pids())) if cpu is not None else (None, {})
+        if self.proc is None:
             return None, {}
-        return cpu, run_queue_waits(self.group.pids())
+        pids = _tree(self.proc.pid)
+        cpu = _tree_cpu_seconds(self.proc.pid)
+        if cpu is None or any(_ignores_children(pid) for pid in pids):
+            return None, {}
+        return cpu, run_queue_waits(pids)
 
     def _mark(self, event: Dict[str, Any]) -> None:
         """Stamp a timing mark with the child's CPU clock as the KERNEL reports it (the child cannot
@@ -675,6 +682,23 @@ def _reaped_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as handle:
         fields = handle.read().rsplit(")", 1)[1].split()
     return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
+#: SIGCHLD's bit in /proc/<pid>/status's signal masks (signal 17, bit 16)
+SIGCHLD_BIT = 1 << (signal.SIGCHLD - 1)
+
+
+def _ignores_children(pid: int) -> bool:
+    """Whether `pid` ignores SIGCHLD (/proc/<pid>/status SigIgn), so that the kernel reaps its children itself and
+    their CPU is charged to no process the tree shows; a process that ended meanwhile ignores nothing."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("SigIgn:"):
+                    return bool(int(line.split()[1], 16) & SIGCHLD_BIT)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
 
 
 def _tree_cpu_seconds(root: int) -> Optional[float]:

@@ -138,6 +138,9 @@ class ProblemResult:
     #: a grader fault happened (the reference failed, or the grader crashed)
     fault: Optional[str] = None
     seconds: float = 0.0
+    #: what a TA should check by hand before trusting this problem's score (a judge that could not read the
+    #: submission's result); gathered into GradeResult.review
+    review: List[str] = field(default_factory=list)
     #: most memory the sandboxed child's whole process tree used at once (MiB, its control group's own count, or
     #: the unprivileged level's watchdog's; None without either), and its processes killed for going over the
     #: problem's memory limit (by the kernel in the control group; the whole sandbox, once, by the watchdog)

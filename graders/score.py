@@ -149,11 +149,12 @@ def _judge_twice_on_memory_error(fn: Any, student: ProbeOutcome, reference: Prob
 
 
 def _judge_safely(test: TestSpec, fn: Any, student: ProbeOutcome, reference: ProbeOutcome, path: str,
-                  problem: str = "") -> Verdict:
+                  problem: str = "", review: Optional[List[str]] = None) -> Verdict:
     """Judge; a judge that chokes on the student's data fails the test (it is a grader fault only
-    if the same judge cannot even accept the reference's own data). A MemoryError is judged once more first (it
-    may be the machine's moment, not the data). An interpreter SystemError or a grader fault is never the
-    student's data: it propagates."""
+    if the same judge cannot even accept the reference's own data), and says so in `review`: whether the data was
+    malformed or the judge has a bug only a person can tell, so a TA is asked to look. A MemoryError is judged once
+    more first (it may be the machine's moment, not the data). An interpreter SystemError or a grader fault is never
+    the student's data: it propagates."""
     try:
         inject("judge", problem)
         return _judge_twice_on_memory_error(fn, student, reference, test.options, path)
@@ -166,7 +167,11 @@ def _judge_safely(test: TestSpec, fn: Any, student: ProbeOutcome, reference: Pro
             sane = False
         if not sane:
             raise
-        return Verdict(0.0, f"the probe's result could not be read ({type(exc).__name__}: {str(exc)[:200]})")
+        what = f"{type(exc).__name__}: {str(exc)[:200]}"
+        if review is not None:
+            review.append(f"{problem or path} · {test.name}: the grader could not judge this submission's result "
+                          f"({what}) and scored the test 0: check it by hand (a malformed result, or a grader bug)")
+        return Verdict(0.0, f"the probe's result could not be read ({what}); course staff will check it by hand")
 
 
 def score_problem(
@@ -182,6 +187,7 @@ def score_problem(
         return failed_problem(spec, policy_message(spec.swap.file, run.policy))
     judges = {test.id: get_judge(test.judge, local_judges) for test in spec.tests}
     judged = []
+    review: List[str] = []
     rules: Counter = Counter()
     load_error = None
     if run.load_error:
@@ -194,7 +200,7 @@ def score_problem(
             verdict = Verdict(0.0, load_error)
         else:
             verdict = _judge_safely(test, judges[test.id], student, reference.outcomes[test.probe], spec.swap.file,
-                                    spec.id)
+                                    spec.id, review)
         if not verdict.passed and verdict.misconception:
             rules[verdict.misconception] += 1
             for also in verdict.also:  # every misconception the test's data shows is named, not only the first
@@ -229,4 +235,5 @@ def score_problem(
         misconceptions=[m for m, _ in found.most_common()],
         errors=errors, notes=[redact(n) for n in run.notes], seconds=run.seconds,
         peak_mib=None if run.peak_mib is None else round(run.peak_mib, 1), oom_kills=run.oom_kills,
+        review=[redact(line) for line in review],
     )

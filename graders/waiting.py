@@ -26,9 +26,15 @@ own priority anywhere (a thread's nice value above the grader's, its session's a
 other than the normal one: SCHED_IDLE gets a fraction of a percent of a CPU beside normal work) chose to wait: it is
 credited nothing at all.
 
-The parent credits waiting only where it counts all of the child's CPU, its control group (the strong level): a
-child that ignores SIGCHLD has its children reaped by the kernel, their CPU charged to nobody the process tree can
-show, and such uncounted spinners could keep a counted thread waiting on a quiet machine (graders.probe).
+The parent credits waiting only where it counts all of the child's CPU: its control group (the strong level), or
+without one (the unprivileged and weak levels) its process tree, every thread of every live process and what they
+reaped, while no process of the tree ignores SIGCHLD. A child that ignores SIGCHLD has its children reaped by the
+kernel, their CPU charged to nobody the process tree can show, and such uncounted spinners could keep a counted
+thread waiting on a quiet machine (graders.probe). Left open below the strong level: a child that asks for the same
+through sigaction's SA_NOCLDWAIT flag (not shown in /proc), or one whose processes leave the tree (the weak level has
+no PID namespace). What that buys is wall time, up to MAX_STRETCH times a limit, for work done where the tree's CPU
+clock does not see it, which the same trick already hides from that clock's timing marks at these levels: the strong
+level is the one to trust with hostile code (graders.integrity lists a file's `ctypes` and process calls for review).
 
 Not seen here: a virtual machine's CPUs slowed by its host (steal time) show as running, not as waiting.
 """

@@ -298,3 +298,35 @@ def test_a_restart_that_dies_on_what_graded_code_left_behind_is_the_students(tmp
     forward = _problem(_grade(_submission(tmp_path, FLOODS_THE_CHANNEL), [PROBLEM]), PROBLEM)
     assert forward.fault is None, forward.fault
     assert forward.score < forward.max_score
+
+
+def test_a_judge_that_cannot_read_a_result_asks_a_ta_to_check_it():
+    """A judge that raises on a submission's result (but judges the reference's) fails that test, and since only a
+    person can tell a malformed result from a judge's bug, the problem's `review` asks a TA to check it by hand; the
+    grading's review lists it. The other tests are judged as usual."""
+    from dataclasses import replace
+
+    from graders.baseline import problem_hooks, reference_run
+    from graders.judge import Verdict
+    from graders.score import score_problem
+    from graders.spec import load_problems
+
+    (spec,) = load_problems(only=[PROBLEM])
+    reference = reference_run(spec)
+    first = spec.tests[0]
+
+    def picky(student, ref, options):  # a judge with a bug: it reads only the reference's exact data
+        if student.value != ref.value:
+            raise KeyError("shape")
+        return Verdict(1.0, "ok")
+
+    run = replace(reference, outcomes={**reference.outcomes,
+                                       first.probe: replace(reference.outcomes[first.probe], value={"odd": [1.0]})})
+    judges = {**getattr(problem_hooks(spec), "JUDGES", {}), first.judge: picky}
+    problem = score_problem(spec, run, reference, list, judges)
+    scored = {t.id: t for t in problem.tests}
+    assert scored[first.id].score == 0 and "course staff will check it by hand" in scored[first.id].message
+    assert problem.review and first.name in problem.review[0] and "KeyError" in problem.review[0], problem.review
+    others = [t for t, s in zip(problem.tests, spec.tests) if s.probe != first.probe]
+    assert others and all(t.passed for t in others), [(t.id, t.message) for t in others if not t.passed]
+    assert problem.fault is None

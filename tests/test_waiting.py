@@ -5,12 +5,14 @@ failure, said as such, never a student's lost points."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 import pytest
 
-from conftest import ROOT, needs_cpu_accounting
-from graders import probe
+from conftest import ROOT
+from graders import probe, sandbox
 from graders.grade import GradeOptions, grade_submission
 from graders.score import FAULT_MESSAGE
 from graders.waiting import MAX_STRETCH, Window, run_queue_waits
@@ -148,10 +150,17 @@ def busy_machine(monkeypatch):
     monkeypatch.setattr(probe, "run_queue_waits", lambda pids: {1: int((time.monotonic() - started) * 0.9e9)})
 
 
-@needs_cpu_accounting
-def test_a_probe_the_machine_slowed_keeps_its_points(tmp_path, busy_machine):
+@pytest.fixture(params=["here", "weak"])
+def any_level(request, monkeypatch):
+    """This machine's sandbox level, and the weak one (no control group: the child's process tree counts its CPU)."""
+    if request.param == "weak":
+        monkeypatch.setattr(sandbox, "capabilities", lambda: sandbox.Capabilities(None, None, None, os.geteuid() == 0))
+    return request.param
+
+
+def test_a_probe_the_machine_slowed_keeps_its_points(tmp_path, busy_machine, any_level):
     """1.25 s of wall clock under a 0.75 s limit, but 0.125 s of it its own: the limit stretches (up to MAX_STRETCH
-    times it, 3 s), full marks."""
+    times it, 3 s), full marks, at every sandbox level."""
     result = _grade(_slowed_forward(tmp_path, 1.25), probe_seconds=0.75)
     assert result.fault is None and result.score == result.max_score, [t.message for t in result.tests if not t.passed]
 
@@ -164,7 +173,6 @@ def test_a_probe_that_sleeps_still_times_out(tmp_path):
     assert any("timed out after 0.5 s" in t.message for t in result.tests if not t.passed), result.notes
 
 
-@needs_cpu_accounting
 def test_a_machine_too_busy_to_grade_is_the_graders_failure(tmp_path, busy_machine):
     """Never finishing while the machine keeps it waiting: past MAX_STRETCH times the limit the problem is not
     graded (retried once, then a grader fault that says why), no point lost. (A limit of 0.5 s: each attempt waits
@@ -199,8 +207,40 @@ def test_a_probes_stretch_is_added_to_the_problems_clock_and_only_with_all_cpu_c
     assert not attempt._limit_passed(started + 1.0, "p")  # waited 0.9 s of 1: stretched by a step
     assert attempt.probe_until == pytest.approx(started + 1.5) and attempt.granted == pytest.approx(0.5)
     assert attempt.deadline == pytest.approx(started + 2.5) and attempt.deadline_window.limit == pytest.approx(2.5)
-    attempt.group = None
+    attempt.group = None  # and no process tree to count either
     assert attempt._limit_passed(started + 1.5, "p") and "timed out after 1 s" in attempt.reason
+
+
+def _spawn(ignore_children):
+    """A process (SIGCHLD ignored or not) that forks one child and sleeps."""
+    code = ("import os, signal, time\n"
+            f"{'signal.signal(signal.SIGCHLD, signal.SIG_IGN)' if ignore_children else 'pass'}\n"
+            "if os.fork() == 0:\n    time.sleep(30)\n    os._exit(0)\ntime.sleep(30)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
+    deadline = time.monotonic() + 10
+    while len(probe._tree(proc.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return proc
+
+
+@pytest.mark.parametrize("ignore_children", [False, True])
+def test_without_a_control_group_the_process_tree_counts_unless_it_hides_children(tmp_path, ignore_children):
+    """With no control group the child's CPU is its process tree's (every thread, live or reaped) and its threads'
+    waits are credited; a tree in which a process ignores SIGCHLD (the kernel reaps its children, their CPU charged
+    to no process the tree shows) is credited nothing."""
+    proc = _spawn(ignore_children)
+    try:
+        attempt = probe._Attempt(probe.ChildConfig(tmp_path, tmp_path, tmp_path, ["p"], 0), ["p"],
+                                 probe.Limits(), 0, probe.ChannelBudget(), 0.0, 1.0)
+        attempt.proc = proc
+        cpu, waits = attempt._counted()
+    finally:
+        os.killpg(proc.pid, 9)
+        proc.wait()
+    if ignore_children:
+        assert (cpu, waits) == (None, {})
+    else:
+        assert cpu is not None and 0 < cpu < 5 and len(waits) == 2 and proc.pid in waits, (cpu, waits)
 
 
 def test_a_limit_is_said_as_it_was_set():
