@@ -1,6 +1,6 @@
 """Parent-side judges for `ops`: per-case forward/backward comparisons with a finite-difference opinion."""
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import numpy as np
 
@@ -41,7 +41,22 @@ def op_forward(student, reference, options) -> Verdict:
         problem = compare_values(g.get("forward"), w["forward"], rtol, atol, "output")
         if problem:
             return Verdict(0.0, f"{_case_label(i)} ({_shape_note(w)}): {problem}")
+    changed = _changed(got, want, "inputs_kept")
+    if changed is not None:
+        return Verdict(0.0, f"{_case_label(changed)}: the forward's values are right, but it wrote them into its input "
+                            "tensor, which no longer holds what it held (in `x + x.exp()` the second x would be "
+                            "exp(x)). Map into a new tensor: `t1.f.exp_map(t1)`, never `out=t1`.",
+                       misconception="forward-writes-input")
     return Verdict(1.0, f"forward matches the reference on {len(want)} cases (shapes, broadcasting, permuted strides)")
+
+
+def _changed(got: List[Any], want: List[Any], key: str) -> Optional[int]:
+    """The first case where the probe saw a tensor the Function was handed changed (`key` False) while the
+    reference left it as it was."""
+    for i, (g, w) in enumerate(zip(got, want)):
+        if isinstance(g, dict) and isinstance(w, dict) and w.get(key) is True and g.get(key) is False:
+            return i
+    return None
 
 
 def _shape_note(case: Dict[str, Any]) -> str:
@@ -113,6 +128,13 @@ def op_backward(student, reference, options) -> Verdict:
                 return Verdict(0.0, f"{_case_label(i)} ({_shape_note(w)}{_GRAD_NOTE}): {problem}."
                                     f"{_NONCONTIGUOUS_HINT}")
             return Verdict(0.0, f"{_case_label(i)} ({_shape_note(w)}): {problem}.{_fd_opinion(g)}")
+    changed = _changed(got, want, "grad_output_kept")
+    if changed is not None:
+        return Verdict(0.0, f"{_case_label(changed)}: the gradients are right, but the backward wrote into the "
+                            "`grad_output` it was handed. That tensor is shared: Add.backward hands the same one to "
+                            "both of its inputs, so in `a - b` the gradient of a would change sign too. Return a new "
+                            "tensor (`grad_output.f.neg_map(grad_output)`, never `out=grad_output`).",
+                       misconception="backward-writes-grad-output")
     return Verdict(1.0, f"gradients match the reference on {len(want) - sum('noncontiguous' in w for w in want)} cases")
 
 

@@ -66,21 +66,32 @@ def run_case(fn, arrays, extra=(), contiguous=True, fd_points=2, rng=None, backw
     out = capture(forward)
     if not backward:
         return {"forward": out if isinstance(out, dict) else capture(lambda: as_list(out)),
+                "inputs_kept": capture(lambda: unchanged(inputs, arrays)),
                 "input_shapes": [list(np.shape(a)) for a in arrays]}
     if isinstance(out, dict):  # the forward raised
         return {"forward": out, "backward": out}
     result["forward"] = capture(lambda: as_list(out))
+    result["inputs_kept"] = capture(lambda: unchanged(inputs, arrays))
     g = rng.uniform(-1.0, 1.0, size=out.shape)
     if not grad_contiguous:
         result["grad_layout"] = "permuted"
+    handed = minitorch.tensor(g) if grad_contiguous else make(g, contiguous=False, requires_grad=False)
 
     def backward():
-        out.backward(minitorch.tensor(g) if grad_contiguous else make(g, contiguous=False, requires_grad=False))
+        out.backward(handed)
         return grads_of(inputs)
 
     result["backward"] = capture(backward)
+    result["grad_output_kept"] = capture(lambda: unchanged([handed], [g]))
     result["finite_differences"] = capture(lambda: central_differences(fn, arrays, extra, g, fd_points, rng))
     return result
+
+
+def unchanged(tensors, arrays):
+    """Whether each tensor still holds the values it was made from: a forward that writes into its input, or a
+    backward into the output gradient it is handed (which Add hands on to both inputs), changes them."""
+    return all(np.array_equal(np.asarray(t.to_numpy(), dtype=np.float64), np.asarray(a, dtype=np.float64))
+               for t, a in zip(tensors, arrays))
 
 
 def central_differences(fn, arrays, extra, g, points, rng):
