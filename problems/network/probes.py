@@ -70,8 +70,19 @@ def first_parameters(module):
 
 
 def shape_record(module):
-    """{"shapes": the sorted shapes sent (at most MAX_PARAMETERS), "count": how many parameters there are}."""
-    return {"shapes": sorted(s for _, s in param_shapes(module)), "count": len(list(module.named_parameters()))}
+    """{"shapes": the sorted shapes sent (at most MAX_PARAMETERS), "count": how many parameters there are,
+    "constant": the shapes of the weight matrices (2 dims, 2+ values) that start with one value everywhere}."""
+    return {"shapes": sorted(s for _, s in param_shapes(module)), "count": len(list(module.named_parameters())),
+            "constant": sorted(list(p.value.shape) for _, p in first_parameters(module) if _constant_matrix(p.value))}
+
+
+def _constant_matrix(t):
+    """Whether `t` is a matrix of 2+ values that are all the same (zeros, say): every unit of the layer starts alike,
+    and gradient descent keeps them alike (nothing breaks the symmetry)."""
+    if len(t.shape) != 2 or int(np.prod(t.shape)) < 2:
+        return False
+    data = np.asarray(t.to_numpy(), dtype=np.float64)
+    return bool(np.all(data == data.flat[0]))
 
 
 def assign(module):
