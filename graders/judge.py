@@ -30,6 +30,9 @@ class Verdict:
     figure: Optional[Dict[str, Any]] = None
     #: further misconceptions the same data shows (all of them are named; `misconception` tags the test)
     also: Tuple[str, ...] = ()
+    #: what a TA should look at by hand before trusting this verdict (the data cannot tell two readings apart);
+    #: gathered into the grading's review list, never a change of score
+    review: Optional[str] = None
 
     @property
     def passed(self) -> bool:

@@ -201,6 +201,8 @@ def score_problem(
         else:
             verdict = _judge_safely(test, judges[test.id], student, reference.outcomes[test.probe], spec.swap.file,
                                     spec.id, review)
+        if verdict.review:
+            review.append(f"{spec.id} · {test.name}: {verdict.review}")
         if not verdict.passed and verdict.misconception:
             rules[verdict.misconception] += 1
             for also in verdict.also:  # every misconception the test's data shows is named, not only the first

@@ -273,6 +273,24 @@ def test_a_padded_middle_size_is_named_quadratic_by_how_the_multiple_of_the_pass
     assert verdict.fraction == 0 and verdict.misconception is None and "spent evenly" in verdict.message, verdict.message
 
 
+def test_a_linear_traversal_slow_at_every_size_is_told_so_and_read_by_a_ta():
+    """Linear work with a costly step per node: 14x the grader's linear pass at every size, time doubling with the
+    graph (2.0, 2.0). Over the 12x bound it loses the points (padding that grows with the graph looks the same) but
+    is not named quadratic, is told its time grows like the graph, and asks a TA to read it; a quadratic of the
+    same largest time (its multiple grows) is still named, with no review."""
+    reference = _timing([0.5, -1.25])
+    options = {"max_ratio": 3.3, "max_growth": 1.45, "max_slowdown": 12}
+    sweeps = {4000: 0.004, 8000: 0.008, 16000: 0.016}
+    slow = _skipped_again(_timing([0.5, -1.25], seconds=(0.056, 0.112, 0.224), sweeps=sweeps))
+    verdict = time_ratio(slow, reference, options)
+    assert verdict.fraction == 0 and verdict.misconception is None, verdict.message
+    assert "the time grows like the graph" in verdict.message and "14x" in verdict.message, verdict.message
+    assert verdict.review and "slow linear traversal" in verdict.review
+    quadratic = _skipped_again(_timing([0.5, -1.25], seconds=(0.014, 0.056, 0.224), sweeps=sweeps))
+    verdict = time_ratio(quadratic, reference, options)
+    assert verdict.fraction == 0 and verdict.misconception == "quadratic-traversal" and verdict.review is None
+
+
 def test_a_timing_stopped_early_is_named_by_how_the_multiple_of_the_pass_grew():
     """A quadratic padded at the middle size stops early at 16000 nodes on a busy machine (0.8 s): its last ratio
     (2.67) looks linear, the first (25) is the padding's; its time over the grader's pass grew from 3x to 27x:

@@ -322,8 +322,15 @@ def test_a_judge_that_cannot_read_a_result_asks_a_ta_to_check_it():
 
     run = replace(reference, outcomes={**reference.outcomes,
                                        first.probe: replace(reference.outcomes[first.probe], value={"odd": [1.0]})})
-    judges = {**getattr(problem_hooks(spec), "JUDGES", {}), first.judge: picky}
+    last = spec.tests[-1]
+    assert last.judge != first.judge
+
+    def unsure(student, ref, options):  # a judge whose data cannot tell two readings apart asks a TA
+        return Verdict(1.0, "ok", review="read it")
+
+    judges = {**getattr(problem_hooks(spec), "JUDGES", {}), first.judge: picky, last.judge: unsure}
     problem = score_problem(spec, run, reference, list, judges)
+    assert f"{PROBLEM} · {last.name}: read it" in problem.review
     scored = {t.id: t for t in problem.tests}
     assert scored[first.id].score == 0 and "course staff will check it by hand" in scored[first.id].message
     assert problem.review and first.name in problem.review[0] and "KeyError" in problem.review[0], problem.review

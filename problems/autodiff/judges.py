@@ -587,6 +587,21 @@ def grows_faster_than_linear(multiples: Dict[int, float]) -> bool:
     return multiples[largest] >= MULTIPLE_GROWTH_QUADRATIC * multiples[smallest]
 
 
+#: each doubling of a linear traversal's graph at least this much slower (linear ≈ 2; time padded to a constant ≈ 1)
+LINEAR_DOUBLING = 1.6
+
+
+def steady_slowdown(ratios: List[float], multiples: Dict[int, float], bound: float) -> bool:
+    """Time that grows like the graph at every doubling (LINEAR_DOUBLING to `bound`) while its multiple of the
+    grader's linear pass stays flat (within MULTIPLE_GROWTH_QUADRATIC either way): linear work with a costly step per
+    node, or a quadratic hidden under padding that grows with the graph; the timings cannot tell them apart."""
+    if not ratios or len(multiples) < 2:
+        return False
+    first, last = multiples[min(multiples)], multiples[max(multiples)]
+    flat = first / MULTIPLE_GROWTH_QUADRATIC < last < first * MULTIPLE_GROWTH_QUADRATIC
+    return flat and all(LINEAR_DOUBLING <= r <= bound for r in ratios)
+
+
 def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str, Any]) -> Verdict:
     """Doubling the largest graph must not much more than double the time.
 
@@ -661,6 +676,21 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
         )
     # every size, whatever the ratios say: time padded at some sizes only (a middle size slowed so that the largest
     # pair looks linear) shows here as it does when padded evenly
+    if multiples and max(multiples.values()) > limit and steady_slowdown(ratios, multiples, bound):
+        nodes = max(multiples, key=lambda n: multiples[n])
+        return Verdict(
+            0.0,
+            f"the time grows like the graph (ratios when it doubles: {', '.join(f'{r:.2f}' for r in ratios)}), "
+            f"but at {nodes} nodes backpropagate took {multiples[nodes]:.0f}x the time of the grader's own linear "
+            f"pass over the same graph (linear traversals take 2-4x, the bound is {limit:g}x), and about as many "
+            "times at every size: look for a costly step repeated for every node (a copy of a list or dict, a sort, "
+            "building objects). Course staff will read backpropagate: time is only worth points for work that "
+            "grows like the graph, and padding that grows with it looks the same",
+            figure=figure,
+            review=f"{multiples[nodes]:.0f}x the grader's linear pass at every size, time growing like the graph: "
+                   "a slow linear traversal (the points are the TA's to give) or a quadratic hidden by padding; "
+                   "read backpropagate",
+        )
     if multiples and max(multiples.values()) > limit:
         nodes = max(multiples, key=lambda n: multiples[n])
         smallest, top = min(multiples), max(multiples)  # the sizes `grows_faster_than_linear` compares
