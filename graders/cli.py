@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+import tempfile
 from pathlib import Path
 
 import click
@@ -85,22 +86,37 @@ def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs
     from .record import summary_text, write_results
     from .spec import SpecError
 
+    _check_writable(out_dir or Path("autograde-results"))  # before minutes of grading, not after
     try:
         options = GradeOptions(offering=offering, problems=_problem_list(problems), jobs=jobs, figures=SHOWN[show])
         result = grade_submission(submission, options)
     except SpecError as exc:
         raise click.UsageError(printable(str(exc))) from exc
     out_dir = out_dir or Path("autograde-results") / result.submission
-    write_results(result, out_dir)
-    from .record import write_atomic
-
-    write_atomic(out_dir / "report.html", render_submission(result, shown=SHOWN[show]))
     click.echo(summary_text(result))
+    try:
+        write_results(result, out_dir)
+        from .record import write_atomic
+
+        write_atomic(out_dir / "report.html", render_submission(result, shown=SHOWN[show]))
+    except OSError as exc:
+        raise click.ClickException(f"cannot write the results to {one_line(str(out_dir))}: "
+                                   f"{exc.strerror or exc} (the grade above was not saved)") from exc
     click.echo(f"wrote {one_line(str(out_dir / 'results.json'))} and {one_line(str(out_dir / 'report.html'))}")
     if result.faults:
         for fault in result.faults:
             click.echo(f"grader fault: {one_line(fault.splitlines()[0])}", err=True)
         sys.exit(1)
+
+
+def _check_writable(folder: Path) -> None:
+    """Fail now, with the folder named, when results cannot be written under `folder`."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".autograde-probe-"):
+            pass
+    except OSError as exc:
+        raise click.UsageError(f"--out {one_line(str(folder))}: cannot write there ({exc.strerror or exc})") from exc
 
 
 @main.command("gradescope-zip")

@@ -325,3 +325,16 @@ def test_a_file_that_is_not_a_zip(tmp_path, content):
     for pid in ("ops", "network"):
         score, _, tests = problem_doc(doc, pid)
         assert score == 0 and tests
+
+
+def test_an_out_folder_that_cannot_be_written_is_said_before_grading(tmp_path, monkeypatch):
+    """`grade --out` under a regular file: a usage error naming the folder, before any grading (no traceback)."""
+    from graders import cli
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("", encoding="utf-8")
+    monkeypatch.setattr("graders.grade.grade_submission", lambda *a, **k: pytest.fail("graded anyway"))
+    result = CliRunner().invoke(main, ["grade", str(tmp_path), "--out", str(blocker / "results")])
+    assert result.exit_code == 2 and "cannot write there" in result.output and "a-file" in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert cli._check_writable(tmp_path / "fine" / "deeper") is None and (tmp_path / "fine" / "deeper").is_dir()
