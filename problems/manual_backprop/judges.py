@@ -336,12 +336,38 @@ def batch_scale(student, reference, options) -> Verdict:
         return Verdict(1.0, "the gradients do not change when every example of the batch appears twice: a batch mean")
     key, one, two = changed[0]
     if len(changed) == len(KEYS) and all(np.allclose(t, 2 * o, rtol=1e-6, atol=1e-12) for _, o, t in changed):
+        divisor = _fixed_divisor(single, reference.value.get("single"), batch)
+        how = (f"divided by a fixed {divisor:g} instead of this batch's size" if divisor is not None
+               else "a sum over the batch")
         return Verdict(0.0, f"d{key} was {short(one)} on a batch of {batch} and {short(two)} on the same batch with "
-                            "every example twice: every gradient doubled, so it is a sum over the batch. The loss is "
-                            "the mean over the batch, so dL/dlogits = (softmax - onehot) / B",
+                            f"every example twice: every gradient doubled, so it is {how}. The loss is the mean over "
+                            "the batch, so dL/dlogits = (softmax - onehot) / B, B the rows of this batch",
                        misconception="not-averaged-over-batch")
     return Verdict(0.0, f"d{key} was {short(one)} on a batch of {batch} and {short(two)} on the same batch with every "
                         "example twice; a batch mean does not change when every example appears twice")
+
+
+def _fixed_divisor(single: Any, expected: Any, batch: int) -> Optional[float]:
+    """The whole number the student's gradients were divided by, when they are the reference's (a mean over
+    `batch`) times one factor batch / d for every key with d neither 1 (a sum) nor `batch`: a batch size written
+    into the code (32) instead of read from the data. None otherwise."""
+    if not isinstance(single, dict) or not isinstance(expected, dict):
+        return None
+    factors = []
+    for key in KEYS:
+        got, _ = _grad(single.get(key))
+        want, _ = _grad(expected.get(key))
+        if got is None or want is None or got.shape != want.shape or not np.any(want != 0):
+            return None
+        mask = np.abs(want) > 1e-12
+        factors.extend((got[mask] / want[mask]).ravel().tolist())
+    factor = float(np.median(factors)) if factors else 0.0
+    if factor <= 0 or not np.allclose(factors, factor, rtol=1e-6):
+        return None
+    divisor = batch / factor
+    if abs(divisor - round(divisor)) > 1e-6 or round(divisor) in (1, batch):
+        return None
+    return float(round(divisor))
 
 
 def digits_accuracy(student, reference, options) -> Verdict:
