@@ -31,6 +31,12 @@ FD_RTOL, FD_ATOL = 1e-4, 1e-6
 TAYLOR = "every rule is the first-order Taylor expansion g(a + bε) = g(a) + g'(a)·b ε"
 
 #: what a rule's probe checks exactly at a kink (cases marked "kink" by the probe) must be told
+EXTREME_NOTES = {
+    "sigmoid": ("σ(a) is finite everywhere (0 and 1 to double precision far from 0), but 1 / (1 + exp(-a)) asks for "
+                "exp(800) at a = -800, which overflows: compute it as exp(a) / (1 + exp(a)) when a < 0, or use "
+                "operators.sigmoid, which does."),
+}
+
 KINK_NOTES = {
     "relu": ("relu has no derivative at its kink a = 0; the convention is the tangent 0 there, as the reverse-mode "
              "relu's derivative (operators.relu_back(x, d) = d if x > 0 else 0): the tangent is [a > 0]·b, "
@@ -129,9 +135,10 @@ def _kink_note(mine: Dict[str, Any], ref: Dict[str, Any], label: str, note: Opti
     return f" {note}"
 
 
-def _first_failure(student, reference, kink_note: Optional[str] = None) -> Optional[Tuple[str, int, int]]:
+def _first_failure(student, reference, kink_note: Optional[str] = None,
+                   extreme_note: Optional[str] = None) -> Optional[Tuple[str, int, int]]:
     """(message, failures, checks) of the first failing check of a rule probe, None when all pass; a failure at
-    a kink case says `kink_note` instead of the central-difference second opinion."""
+    a kink case says `kink_note` instead of the central-difference second opinion, one far from 0 `extreme_note`."""
     got, want = _cases(student), _cases(reference)
     if len(got) != len(want):
         return "the probe returned the wrong number of cases", 1, 1
@@ -143,16 +150,20 @@ def _first_failure(student, reference, kink_note: Optional[str] = None) -> Optio
             if problem:
                 failures += 1
                 if first is None:
-                    note = (_kink_note(mine, ref, label, kink_note) if ref.get("kink")
-                            else _slope_note(mine, ref, label))
+                    if ref.get("extreme"):
+                        note = f" {extreme_note}" if extreme_note else ""
+                    elif ref.get("kink"):
+                        note = _kink_note(mine, ref, label, kink_note)
+                    else:
+                        note = _slope_note(mine, ref, label)
                     first = f"with {ref.get('inputs')}: {label} {problem}.{note}"
     return None if first is None else (first, failures, checks)
 
 
-def _rule_verdict(student, reference, what: str, reread: str,
-                  misconception: Optional[Tuple[str, str]] = None, kink_note: Optional[str] = None) -> Verdict:
+def _rule_verdict(student, reference, what: str, reread: str, misconception: Optional[Tuple[str, str]] = None,
+                  kink_note: Optional[str] = None, extreme_note: Optional[str] = None) -> Verdict:
     """All-or-nothing on the rule probe's checks; `misconception` = (id, evidence) adds a diagnosis."""
-    failure = _first_failure(student, reference, kink_note)
+    failure = _first_failure(student, reference, kink_note, extreme_note)
     if failure is None:
         return Verdict(1.0, f"{what}: every value and tangent matches the reference "
                             f"({sum(len(_results(c)) for c in _cases(reference))} checks)")
@@ -274,7 +285,8 @@ def unary_rule(student, reference, options) -> Verdict:
     local derivative must be of its output (both misconceptions are named when the data shows both)."""
     what = str(options.get("what") or "exp")
     verdict = _rule_verdict(student, reference, f"Dual.{what}",
-                            f"the lecture's dual-number rules: {TAYLOR}", kink_note=KINK_NOTES.get(what))
+                            f"the lecture's dual-number rules: {TAYLOR}", kink_note=KINK_NOTES.get(what),
+                            extreme_note=EXTREME_NOTES.get(what))
     if verdict.passed:
         return verdict
     of_input = _sigmoid_of_input(student) if what == "sigmoid" else None

@@ -166,6 +166,13 @@ KINKS = {
 }
 
 
+#: points far from 0 where a primitive is finite but a textbook formula overflows (1 / (1 + exp(-a)) at a = -800
+#: asks for exp(800)), probed exactly, marked `"extreme": True`, with no central difference
+EXTREMES = {
+    "sigmoid": [(-800.0, 0.5), (800.0, -0.7)],
+}
+
+
 def unary_probe(name, seed):
     """g(a + bε), g(a + 2bε) and g(a + 0ε) at a few points: the tangent must be g'(a)·b, linear in b.
     Then the same at the primitive's kinks (`KINKS`), marked `"kink": True` and with no central difference
@@ -191,6 +198,9 @@ def unary_probe(name, seed):
         for a, b in KINKS.get(name, ()):
             cases.append({"inputs": f"x = {dual_text(a, b)} (a = {a:g}, the kink)", "a": a, "b": b,
                           "results": results_at(a, b), "slopes": {}, "kink": True})
+        for a, b in EXTREMES.get(name, ()):
+            cases.append({"inputs": f"x = {dual_text(a, b)} (a = {a:g}, far from 0)", "a": a, "b": b,
+                          "results": results_at(a, b), "slopes": {}, "extreme": True})
         return cases
 
     return run
