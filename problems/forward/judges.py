@@ -31,11 +31,20 @@ FD_RTOL, FD_ATOL = 1e-4, 1e-6
 TAYLOR = "every rule is the first-order Taylor expansion g(a + bε) = g(a) + g'(a)·b ε"
 
 #: what a rule's probe checks exactly at a kink (cases marked "kink" by the probe) must be told
+#: what a failure far from 0 says, by the sign of a: {primitive: (note for a < 0, note for a >= 0)}
 EXTREME_NOTES = {
-    "sigmoid": ("σ(a) is finite everywhere (0 and 1 to double precision far from 0), but 1 / (1 + exp(-a)) asks for "
-                "exp(800) at a = -800, which overflows: compute it as exp(a) / (1 + exp(a)) when a < 0, or use "
-                "operators.sigmoid, which does."),
+    "sigmoid": (
+        "σ(a) is 0 to double precision there, and its tangent 0, but 1 / (1 + exp(-a)), or a tangent written as "
+        "exp(-a) / (1 + exp(-a))², asks for exp(800), which overflows: for a < 0 compute σ(a) as exp(a) / (1 + exp(a)) "
+        "(operators.sigmoid does), and the tangent as σ(a)(1 - σ(a))·b from that value.",
+        "σ(a) is 1 to double precision there, and its tangent 0, but exp(a) / (1 + exp(a)), or a tangent written with "
+        "exp(a), asks for exp(800), which overflows (or gives inf / inf = nan): for a >= 0 compute σ(a) as "
+        "1 / (1 + exp(-a)) (operators.sigmoid does), and the tangent as σ(a)(1 - σ(a))·b from that value.",
+    ),
 }
+#: far from 0 the values are 0 or 1 and the tangents 0: compared to this absolute tolerance (a sigmoid that stops at
+#: |a| = 20 is 2e-9 off and right for every use)
+EXTREME_ATOL = 1e-6
 
 KINK_NOTES = {
     "relu": ("relu has no derivative at its kink a = 0; the convention is the tangent 0 there, as the reverse-mode "
@@ -136,9 +145,10 @@ def _kink_note(mine: Dict[str, Any], ref: Dict[str, Any], label: str, note: Opti
 
 
 def _first_failure(student, reference, kink_note: Optional[str] = None,
-                   extreme_note: Optional[str] = None) -> Optional[Tuple[str, int, int]]:
+                   extreme_notes: Optional[Tuple[str, str]] = None) -> Optional[Tuple[str, int, int]]:
     """(message, failures, checks) of the first failing check of a rule probe, None when all pass; a failure at
-    a kink case says `kink_note` instead of the central-difference second opinion, one far from 0 `extreme_note`."""
+    a kink case says `kink_note` instead of the central-difference second opinion, one far from 0 (compared to
+    EXTREME_ATOL) the note of `extreme_notes` for the sign of its a."""
     got, want = _cases(student), _cases(reference)
     if len(got) != len(want):
         return "the probe returned the wrong number of cases", 1, 1
@@ -146,12 +156,14 @@ def _first_failure(student, reference, kink_note: Optional[str] = None,
     for mine, ref in zip(got, want):
         for label, expected in _results(ref).items():
             checks += 1
-            problem = _mismatch(_results(mine).get(label), expected)
+            problem = _mismatch(_results(mine).get(label), expected,
+                                atol=EXTREME_ATOL if ref.get("extreme") else ATOL)
             if problem:
                 failures += 1
                 if first is None:
                     if ref.get("extreme"):
-                        note = f" {extreme_note}" if extreme_note else ""
+                        a = _number(ref.get("a"))
+                        note = f" {extreme_notes[a is not None and a >= 0]}" if extreme_notes else ""
                     elif ref.get("kink"):
                         note = _kink_note(mine, ref, label, kink_note)
                     else:
@@ -161,9 +173,9 @@ def _first_failure(student, reference, kink_note: Optional[str] = None,
 
 
 def _rule_verdict(student, reference, what: str, reread: str, misconception: Optional[Tuple[str, str]] = None,
-                  kink_note: Optional[str] = None, extreme_note: Optional[str] = None) -> Verdict:
+                  kink_note: Optional[str] = None, extreme_notes: Optional[Tuple[str, str]] = None) -> Verdict:
     """All-or-nothing on the rule probe's checks; `misconception` = (id, evidence) adds a diagnosis."""
-    failure = _first_failure(student, reference, kink_note, extreme_note)
+    failure = _first_failure(student, reference, kink_note, extreme_notes)
     if failure is None:
         return Verdict(1.0, f"{what}: every value and tangent matches the reference "
                             f"({sum(len(_results(c)) for c in _cases(reference))} checks)")
@@ -286,7 +298,7 @@ def unary_rule(student, reference, options) -> Verdict:
     what = str(options.get("what") or "exp")
     verdict = _rule_verdict(student, reference, f"Dual.{what}",
                             f"the lecture's dual-number rules: {TAYLOR}", kink_note=KINK_NOTES.get(what),
-                            extreme_note=EXTREME_NOTES.get(what))
+                            extreme_notes=EXTREME_NOTES.get(what))
     if verdict.passed:
         return verdict
     of_input = _sigmoid_of_input(student) if what == "sigmoid" else None

@@ -10,7 +10,7 @@ from graders.api import NotNumeric, Verdict, compare_values, to_array
 
 def parameter_shapes(student, reference, options) -> Verdict:
     """The registered parameters have exactly the reference's shapes (names are free); with the option
-    `random_weights`, the weight matrices also start random (not one value everywhere; a constant bias is free)."""
+    `random_weights`, the weight matrices also start random (no two units, columns, alike; a constant bias is free)."""
     got = student.value if isinstance(student.value, list) else [student.value]
     want = reference.value if isinstance(reference.value, list) else [reference.value]
     for g, w in zip(got, want):
@@ -22,11 +22,11 @@ def parameter_shapes(student, reference, options) -> Verdict:
         if g.get("shapes") != w["shapes"]:
             return Verdict(0.0, f"parameter shapes {g.get('shapes')}, expected {w['shapes']} "
                                 "(weights (in_size, out_size), bias (out_size,))")
-        if options.get("random_weights") and g.get("constant") and not w.get("constant"):
-            return Verdict(0.0, f"the weights of shape {g['constant'][0]} start with one value everywhere: every "
-                                "unit of the layer computes the same thing and gets the same gradient, so training "
-                                "never tells them apart. Start them random, as the course's RParam helper does",
-                           misconception="weights-not-random")
+        if options.get("random_weights") and g.get("alike") and not w.get("alike"):
+            return Verdict(0.0, f"the weights of shape {g['alike'][0]} give every unit (column) the same start: "
+                                "every unit of the layer computes the same thing and gets the same gradient, so "
+                                "training never tells them apart. Draw every weight at random, as the course's RParam "
+                                "helper does", misconception="weights-not-random")
     started = ", weights starting random" if options.get("random_weights") else ""
     return Verdict(1.0, f"parameters registered with the contract's shapes{started}")
 

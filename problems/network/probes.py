@@ -71,17 +71,20 @@ def first_parameters(module):
 
 def shape_record(module):
     """{"shapes": the sorted shapes sent (at most MAX_PARAMETERS), "count": how many parameters there are,
-    "constant": the shapes of the weight matrices (2 dims, 2+ values) that start with one value everywhere}."""
+    "alike": the shapes of the weight matrices whose units start alike (`units_alike`)}."""
     return {"shapes": sorted(s for _, s in param_shapes(module)), "count": len(list(module.named_parameters())),
-            "constant": sorted(list(p.value.shape) for _, p in first_parameters(module) if _constant_matrix(p.value))}
+            "alike": sorted(list(p.value.shape) for _, p in first_parameters(module) if units_alike(p.value))}
 
 
-def _constant_matrix(t):
-    """Whether `t` is a matrix of 2+ values that are all the same (zeros, say): every unit of the layer starts alike,
-    and gradient descent keeps them alike (nothing breaks the symmetry)."""
+def units_alike(t):
+    """Whether `t` is an (in, out) matrix whose units start alike: all its columns equal (2+ columns), or one value
+    everywhere (2+ values). Such units compute the same thing and get the same gradient, and gradient descent keeps
+    them alike (nothing breaks the symmetry)."""
     if len(t.shape) != 2 or int(np.prod(t.shape)) < 2:
         return False
     data = np.asarray(t.to_numpy(), dtype=np.float64)
+    if data.shape[1] >= 2:
+        return bool(np.all(data == data[:, :1]))
     return bool(np.all(data == data.flat[0]))
 
 

@@ -45,9 +45,12 @@ def op_forward(student, reference, options) -> Verdict:
     if changed is not None:
         return Verdict(0.0, f"{_case_label(changed)}: the forward's values are right, but it wrote them into its input "
                             "tensor, which no longer holds what it held (in `x + x.exp()` the second x would be "
-                            "exp(x)). Map into a new tensor: `t1.f.exp_map(t1)`, never `out=t1`.",
+                            f"exp(x)). Map into a new tensor: `t1.f.exp_map(t1)`, never `out=t1`.{_NOT_A_COPY}",
                        misconception="forward-writes-input")
     return Verdict(1.0, f"forward matches the reference on {len(want)} cases (shapes, broadcasting, permuted strides)")
+
+
+_NOT_A_COPY = " (`contiguous()` is no copy: it returns a tensor that is already contiguous as it is.)"
 
 
 def _changed(got: List[Any], want: List[Any], key: str) -> Optional[int]:
@@ -133,8 +136,15 @@ def op_backward(student, reference, options) -> Verdict:
         return Verdict(0.0, f"{_case_label(changed)}: the gradients are right, but the backward wrote into the "
                             "`grad_output` it was handed. That tensor is shared: Add.backward hands the same one to "
                             "both of its inputs, so in `a - b` the gradient of a would change sign too. Return a new "
-                            "tensor (`grad_output.f.neg_map(grad_output)`, never `out=grad_output`).",
-                       misconception="backward-writes-grad-output")
+                            f"tensor (`grad_output.f.neg_map(grad_output)`, never `out=grad_output`).{_NOT_A_COPY}",
+                       misconception="backward-writes-in-place")
+    changed = _changed(got, want, "saved_kept")
+    if changed is not None:
+        return Verdict(0.0, f"{_case_label(changed)}: the gradients are right, but the backward wrote into a tensor "
+                            "it saved (the Function's input or output): the caller's x or y changed when backward "
+                            "ran. Compute the local derivative into a new tensor (`t1.f.inv_map(t1)`, never "
+                            f"`out=t1`).{_NOT_A_COPY}",
+                       misconception="backward-writes-in-place")
     return Verdict(1.0, f"gradients match the reference on {len(want) - sum('noncontiguous' in w for w in want)} cases")
 
 

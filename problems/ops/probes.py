@@ -64,14 +64,16 @@ def run_case(fn, arrays, extra=(), contiguous=True, fd_points=2, rng=None, backw
         return out
 
     out = capture(forward)
+    kept = lambda: unchanged(inputs, arrays) and constants_kept(fn, arrays, extra)  # noqa: E731
     if not backward:
         return {"forward": out if isinstance(out, dict) else capture(lambda: as_list(out)),
-                "inputs_kept": capture(lambda: unchanged(inputs, arrays)),
-                "input_shapes": [list(np.shape(a)) for a in arrays]}
+                "inputs_kept": capture(kept), "input_shapes": [list(np.shape(a)) for a in arrays]}
     if isinstance(out, dict):  # the forward raised
         return {"forward": out, "backward": out}
     result["forward"] = capture(lambda: as_list(out))
-    result["inputs_kept"] = capture(lambda: unchanged(inputs, arrays))
+    result["inputs_kept"] = capture(kept)
+    # what the backward may read but not write: the inputs and the output, as the forward left them
+    before = capture(lambda: [values_of(t) for t in [*inputs, out]])
     g = rng.uniform(-1.0, 1.0, size=out.shape)
     if not grad_contiguous:
         result["grad_layout"] = "permuted"
@@ -83,14 +85,27 @@ def run_case(fn, arrays, extra=(), contiguous=True, fd_points=2, rng=None, backw
 
     result["backward"] = capture(backward)
     result["grad_output_kept"] = capture(lambda: unchanged([handed], [g]))
+    if isinstance(before, list):
+        result["saved_kept"] = capture(lambda: unchanged([*inputs, out], before))
     result["finite_differences"] = capture(lambda: central_differences(fn, arrays, extra, g, fd_points, rng))
     return result
+
+
+def values_of(t):
+    return np.array(t.to_numpy(), dtype=np.float64)
+
+
+def constants_kept(fn, arrays, extra):
+    """Whether a forward on inputs that need no gradient (where `ctx.no_grad` is set) leaves them as they were."""
+    constants = [make(a, True, requires_grad=False) for a in arrays]
+    fn.apply(*constants, *[constant(e) for e in extra])
+    return unchanged(constants, arrays)
 
 
 def unchanged(tensors, arrays):
     """Whether each tensor still holds the values it was made from: a forward that writes into its input, or a
     backward into the output gradient it is handed (which Add hands on to both inputs), changes them."""
-    return all(np.array_equal(np.asarray(t.to_numpy(), dtype=np.float64), np.asarray(a, dtype=np.float64))
+    return all(np.array_equal(values_of(t), np.asarray(a, dtype=np.float64), equal_nan=True)
                for t, a in zip(tensors, arrays))
 
 

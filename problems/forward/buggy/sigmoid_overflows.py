@@ -4,7 +4,7 @@
 EXPECT = None
 FAILS = ["sigmoid_rule"]
 PASSES = ["exp_rule", "programs", "slides_example"]
-MESSAGES = {"sigmoid_rule": "compute it as exp(a) / (1 + exp(a)) when a < 0"}
+MESSAGES = {"sigmoid_rule": "for a < 0 compute σ(a) as exp(a) / (1 + exp(a))"}
 EDITS = [
     ("        return Dual(\n            operators.sigmoid(self.primal), operators.sigmoid_back(self.primal, "
      "self.tangent)\n        )\n",

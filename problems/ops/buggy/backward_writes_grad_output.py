@@ -2,7 +2,7 @@
 right, but Add hands one tensor to both of its inputs, so in `a - b` a's gradient comes out negated. Every other
 Function is the reference's."""
 
-EXPECT = "backward-writes-grad-output"
+EXPECT = "backward-writes-in-place"
 FAILS = ["neg_backward"]
 PASSES = ["neg_forward", "mul_backward", "add_backward", "exp_backward"]
 MESSAGES = {"neg_backward": "Add.backward hands the same one to both of its inputs"}
