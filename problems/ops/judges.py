@@ -53,6 +53,16 @@ def op_forward(student, reference, options) -> Verdict:
 _NOT_A_COPY = " (`contiguous()` is no copy: it returns a tensor that is already contiguous as it is.)"
 
 
+#: {what the probe checked after backward: what writing into it does, and what to do instead}
+_WRITTEN_BY_BACKWARD = {
+    "grad_output_kept": "the `grad_output` it was handed. That tensor is shared: Add.backward hands the same one to "
+                        "both of its inputs, so in `a - b` the gradient of a would change sign too. Return a new "
+                        "tensor (`grad_output.f.neg_map(grad_output)`, never `out=grad_output`).",
+    "saved_kept": "a tensor it saved (the Function's input or output): the caller's x or y changed when backward ran. "
+                  "Compute the local derivative into a new tensor (`t1.f.inv_map(t1)`, never `out=t1`).",
+}
+
+
 def _changed(got: List[Any], want: List[Any], key: str) -> Optional[int]:
     """The first case where the probe saw a tensor the Function was handed changed (`key` False) while the
     reference left it as it was."""
@@ -131,20 +141,11 @@ def op_backward(student, reference, options) -> Verdict:
                 return Verdict(0.0, f"{_case_label(i)} ({_shape_note(w)}{_GRAD_NOTE}): {problem}."
                                     f"{_NONCONTIGUOUS_HINT}")
             return Verdict(0.0, f"{_case_label(i)} ({_shape_note(w)}): {problem}.{_fd_opinion(g)}")
-    changed = _changed(got, want, "grad_output_kept")
-    if changed is not None:
-        return Verdict(0.0, f"{_case_label(changed)}: the gradients are right, but the backward wrote into the "
-                            "`grad_output` it was handed. That tensor is shared: Add.backward hands the same one to "
-                            "both of its inputs, so in `a - b` the gradient of a would change sign too. Return a new "
-                            f"tensor (`grad_output.f.neg_map(grad_output)`, never `out=grad_output`).{_NOT_A_COPY}",
-                       misconception="backward-writes-in-place")
-    changed = _changed(got, want, "saved_kept")
-    if changed is not None:
-        return Verdict(0.0, f"{_case_label(changed)}: the gradients are right, but the backward wrote into a tensor "
-                            "it saved (the Function's input or output): the caller's x or y changed when backward "
-                            "ran. Compute the local derivative into a new tensor (`t1.f.inv_map(t1)`, never "
-                            f"`out=t1`).{_NOT_A_COPY}",
-                       misconception="backward-writes-in-place")
+    for key, written in _WRITTEN_BY_BACKWARD.items():
+        changed = _changed(got, want, key)
+        if changed is not None:
+            return Verdict(0.0, f"{_case_label(changed)}: the gradients are right, but the backward wrote into "
+                                f"{written}{_NOT_A_COPY}", misconception="backward-writes-in-place")
     return Verdict(1.0, f"gradients match the reference on {len(want) - sum('noncontiguous' in w for w in want)} cases")
 
 
