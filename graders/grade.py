@@ -189,7 +189,7 @@ def grade_submission(source: Path, options: GradeOptions = GradeOptions(), name:
             futures = {s.id: pool.submit(grade_problem, s, submission, workspace, options.seed, options.limits,
                                          options.figures) for s in ready}
             problems = [futures[s.id].result() for s in specs]
-        review = [line for p in problems for line in p.review] + _screen(submission, specs)
+        review = _screen(submission, specs)
     return GradeResult(
         submission=submission.name,
         problems=problems,

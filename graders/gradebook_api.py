@@ -12,7 +12,7 @@ import csv
 import io
 import json
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import Any, Dict, List
 
 from .clusters import FailedTest, Failures
 from .gradebook import Gradebook, SubmissionRow
@@ -28,7 +28,7 @@ class SubmissionScores:
     problems: Dict[str, float]
     #: misconception ids found in it, each once, sorted
     misconceptions: List[str]
-    #: what the integrity screen listed for a TA's review (empty for records made before the screen existed)
+    #: what a TA should look at: the integrity screen's lines and tests whose judges asked (empty for old records)
     review: List[str]
 
 
@@ -81,16 +81,24 @@ def _misconceptions(book: Gradebook) -> Dict[str, List[str]]:
 
 
 def _reviews(book: Gradebook) -> Dict[str, List[str]]:
-    """name -> the review lines stored with its result (rows recorded before the screen existed have none)."""
+    """name -> the review lines stored with its result, the integrity screen's and its tests' (GradeResult
+    .staff_review; rows recorded before the screen existed have none)."""
     found = {}
     for r in book.query("SELECT name, detail FROM submissions"):
         try:
-            lines = json.loads(r["detail"]).get("review") or []
-        except (ValueError, AttributeError):
+            detail = json.loads(r["detail"])
+            lines = [str(line) for line in detail.get("review") or []] + _test_reviews(detail)
+        except (ValueError, AttributeError, TypeError):
             lines = []
         if lines:
-            found[r["name"]] = [str(line) for line in lines]
+            found[r["name"]] = lines
     return found
+
+
+def _test_reviews(detail: Dict[str, Any]) -> List[str]:
+    """The stored result's tests that asked for a TA's look, as GradeResult.staff_review says them."""
+    return [f"{p.get('id')} · {t.get('name')}: {t['review']}" for p in detail.get("problems") or []
+            for t in p.get("tests") or [] if t.get("review")]
 
 
 def submissions(book: Gradebook) -> List[SubmissionScores]:

@@ -121,7 +121,7 @@ def summary_text(result: GradeResult) -> str:
         lines.append(f"Error: {error}")
     for warning in result.warnings:
         lines.append(f"Note: {warning}")
-    for line in result.review:
+    for line in result.staff_review:
         lines.append(f"For review by course staff: {line}")
     return printable("\n".join(lines))
 
@@ -174,7 +174,7 @@ def results_json(result: GradeResult, visibilities: Optional[Visibilities] = Non
             "warnings": list(result.warnings),
             "sandbox": result.sandbox,
             "offering": result.offering,
-            "review": list(result.review),
+            "review": result.staff_review,
             "faults": [{"problem": p.id, "reason": p.fault} for p in result.problems if p.fault],
         },
         "tests": tests,

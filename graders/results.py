@@ -116,6 +116,9 @@ class TestResult:
     figure: Optional[Dict[str, Any]] = None
     #: the figure drawn (inline SVG) when the problem was graded; not kept in the gradebook (redrawn from `figure`)
     svg: Optional[str] = None
+    #: what a TA should check by hand before trusting this test's score (its judge could not read the result, or
+    #: its data cannot tell two readings apart); for course staff: the student's message says only that staff look
+    review: Optional[str] = None
 
     @property
     def passed(self) -> bool:
@@ -138,9 +141,6 @@ class ProblemResult:
     #: a grader fault happened (the reference failed, or the grader crashed)
     fault: Optional[str] = None
     seconds: float = 0.0
-    #: what a TA should check by hand before trusting this problem's score (a judge that could not read the
-    #: submission's result); gathered into GradeResult.review
-    review: List[str] = field(default_factory=list)
     #: most memory the sandboxed child's whole process tree used at once (MiB, its control group's own count, or
     #: the unprivileged level's watchdog's; None without either), and its processes killed for going over the
     #: problem's memory limit (by the kernel in the control group; the whole sandbox, once, by the watchdog)
@@ -201,3 +201,11 @@ class GradeResult:
     @property
     def misconceptions(self) -> List[str]:
         return list(dict.fromkeys(m for p in self.problems for m in p.misconceptions))
+
+    @property
+    def staff_review(self) -> List[str]:
+        """Everything a TA should look at: the integrity screen's lines (`review`, which the student sees too) and
+        the tests whose judges asked for a person (named by problem and test: staff only, since a test may be one
+        the student is not shown yet)."""
+        return list(self.review) + [f"{p.id} · {t.name}: {t.review}" for p in self.problems for t in p.tests
+                                    if t.review]

@@ -149,10 +149,10 @@ def _judge_twice_on_memory_error(fn: Any, student: ProbeOutcome, reference: Prob
 
 
 def _judge_safely(test: TestSpec, fn: Any, student: ProbeOutcome, reference: ProbeOutcome, path: str,
-                  problem: str = "", review: Optional[List[str]] = None) -> Verdict:
+                  problem: str = "") -> Verdict:
     """Judge; a judge that chokes on the student's data fails the test (it is a grader fault only
-    if the same judge cannot even accept the reference's own data), and says so in `review`: whether the data was
-    malformed or the judge has a bug only a person can tell, so a TA is asked to look. A MemoryError is judged once
+    if the same judge cannot even accept the reference's own data), and asks a TA to look (`review`): whether the
+    data was malformed or the judge has a bug only a person can tell. A MemoryError is judged once
     more first (it may be the machine's moment, not the data). An interpreter SystemError or a grader fault is never
     the student's data: it propagates."""
     try:
@@ -168,10 +168,9 @@ def _judge_safely(test: TestSpec, fn: Any, student: ProbeOutcome, reference: Pro
         if not sane:
             raise
         what = f"{type(exc).__name__}: {str(exc)[:200]}"
-        if review is not None:
-            review.append(f"{problem or path} · {test.name}: the grader could not judge this submission's result "
-                          f"({what}) and scored the test 0: check it by hand (a malformed result, or a grader bug)")
-        return Verdict(0.0, f"the probe's result could not be read ({what}); course staff will check it by hand")
+        return Verdict(0.0, f"the probe's result could not be read ({what}); course staff will check it by hand",
+                       review=f"the grader could not judge this submission's result ({what}) and scored the test 0: "
+                              "check it by hand (a malformed result, or a grader bug)")
 
 
 def score_problem(
@@ -187,7 +186,6 @@ def score_problem(
         return failed_problem(spec, policy_message(spec.swap.file, run.policy))
     judges = {test.id: get_judge(test.judge, local_judges) for test in spec.tests}
     judged = []
-    review: List[str] = []
     rules: Counter = Counter()
     load_error = None
     if run.load_error:
@@ -200,9 +198,7 @@ def score_problem(
             verdict = Verdict(0.0, load_error)
         else:
             verdict = _judge_safely(test, judges[test.id], student, reference.outcomes[test.probe], spec.swap.file,
-                                    spec.id, review)
-        if verdict.review:
-            review.append(f"{spec.id} · {test.name}: {verdict.review}")
+                                    spec.id)
         if not verdict.passed and verdict.misconception:
             rules[verdict.misconception] += 1
             for also in verdict.also:  # every misconception the test's data shows is named, not only the first
@@ -227,6 +223,7 @@ def score_problem(
                 spec.id, test.id, test.name, test.kind, test.points,
                 test.points * max(0.0, min(1.0, verdict.fraction)),  # exact: totals are rounded, not tests
                 redact(verdict.message), misconception, seconds, verdict.figure,
+                review=redact(verdict.review) if verdict.review else None,
             )
         )
     errors = [redact(load_error)] if load_error else []
@@ -237,5 +234,4 @@ def score_problem(
         misconceptions=[m for m, _ in found.most_common()],
         errors=errors, notes=[redact(n) for n in run.notes], seconds=run.seconds,
         peak_mib=None if run.peak_mib is None else round(run.peak_mib, 1), oom_kills=run.oom_kills,
-        review=[redact(line) for line in review],
     )

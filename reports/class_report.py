@@ -54,7 +54,7 @@ class StudentLine:
     report: Optional[str]
     #: misconception ids found in it
     misconceptions: List[str] = field(default_factory=list)
-    #: what the integrity screen listed for a TA's review (graders.integrity), empty when nothing
+    #: what a TA should look at (the integrity screen's lines and tests whose judges asked), empty when nothing
     review: List[str] = field(default_factory=list)
 
 

@@ -300,40 +300,56 @@ def test_a_restart_that_dies_on_what_graded_code_left_behind_is_the_students(tmp
     assert forward.score < forward.max_score
 
 
-def test_a_judge_that_cannot_read_a_result_asks_a_ta_to_check_it():
+def test_a_judge_that_cannot_read_a_result_asks_a_ta_to_check_it(tmp_path):
     """A judge that raises on a submission's result (but judges the reference's) fails that test, and since only a
-    person can tell a malformed result from a judge's bug, the problem's `review` asks a TA to check it by hand; the
-    grading's review lists it. The other tests are judged as usual."""
+    person can tell a malformed result from a judge's bug, the test asks a TA to check it by hand (`review`), as a
+    judge whose data cannot tell two readings apart does. Staff see both (the summary, results.json's extra_data,
+    the gradebook and so the class report's attention list); the student's report keeps its review box for the
+    integrity screen (a test may be one the student is not shown yet). The other tests are judged as usual."""
     from dataclasses import replace
 
     from graders.baseline import problem_hooks, reference_run
+    from graders.gradebook import Gradebook, GradedSubmission
+    from graders.gradebook_api import submissions
     from graders.judge import Verdict
+    from graders.record import results_json, summary_text
+    from graders.results import GradeResult
     from graders.score import score_problem
     from graders.spec import load_problems
+    from reports.render import SHOWN, render_submission
 
     (spec,) = load_problems(only=[PROBLEM])
     reference = reference_run(spec)
-    first = spec.tests[0]
+    first, last = spec.tests[0], spec.tests[-1]
+    assert last.judge != first.judge
 
     def picky(student, ref, options):  # a judge with a bug: it reads only the reference's exact data
         if student.value != ref.value:
             raise KeyError("shape")
         return Verdict(1.0, "ok")
 
-    run = replace(reference, outcomes={**reference.outcomes,
-                                       first.probe: replace(reference.outcomes[first.probe], value={"odd": [1.0]})})
-    last = spec.tests[-1]
-    assert last.judge != first.judge
-
     def unsure(student, ref, options):  # a judge whose data cannot tell two readings apart asks a TA
         return Verdict(1.0, "ok", review="read it")
 
+    run = replace(reference, outcomes={**reference.outcomes,
+                                       first.probe: replace(reference.outcomes[first.probe], value={"odd": [1.0]})})
     judges = {**getattr(problem_hooks(spec), "JUDGES", {}), first.judge: picky, last.judge: unsure}
     problem = score_problem(spec, run, reference, list, judges)
-    assert f"{PROBLEM} · {last.name}: read it" in problem.review
     scored = {t.id: t for t in problem.tests}
     assert scored[first.id].score == 0 and "course staff will check it by hand" in scored[first.id].message
-    assert problem.review and first.name in problem.review[0] and "KeyError" in problem.review[0], problem.review
+    assert "KeyError" in scored[first.id].review and scored[last.id].review == "read it"
     others = [t for t, s in zip(problem.tests, spec.tests) if s.probe != first.probe]
     assert others and all(t.passed for t in others), [(t.id, t.message) for t in others if not t.passed]
     assert problem.fault is None
+    result = GradeResult("sub", [problem], review=["uses ctypes"], content_hash="h")
+    lines = result.staff_review
+    assert lines[0] == "uses ctypes" and f"{PROBLEM} · {last.name}: read it" in lines
+    assert any(line.startswith(f"{PROBLEM} · {first.name}: the grader could not judge") for line in lines)
+    assert f"{last.name}: read it" in summary_text(result)
+    assert results_json(result)["extra_data"]["review"] == lines
+    assert "read it" not in render_submission(result, shown=SHOWN["visible"])
+    with Gradebook(tmp_path / "gradebook.sqlite") as book:
+        book.record(GradedSubmission(name="sub", source="/subs/sub", content_hash="h", problems=PROBLEM, seed=2026,
+                                     grader_version="", result=result, started_at=1.0, finished_at=2.0))
+        (stored,) = submissions(book)
+    assert stored.review == lines
