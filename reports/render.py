@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Collection, Dict, Optional
+from typing import Any, Collection, Dict, List, Optional
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
@@ -121,5 +121,13 @@ def render_submission(result: Any, links: Optional[Dict[str, str]] = None,
         figures=figures,
         withheld=later,
         shown_tests={p.id: [t for t in p.tests if f"{p.id}/{t.id}" not in later] for p in result.problems},
+        review=review_lines(result, later),
         links=links or {},
     )
+
+
+def review_lines(result: Any, later: Collection[str]) -> List[str]:
+    """The review box's lines: the integrity screen's, then each test that asked for a person, of the tests this
+    report shows (a withheld test's request would tell what it found)."""
+    return list(result.review) + [f"{p.id} · {t.name}: {t.review}" for p in result.problems for t in p.tests
+                                  if getattr(t, "review", None) and f"{p.id}/{t.id}" not in later]

@@ -304,9 +304,10 @@ def test_a_judge_that_cannot_read_a_result_asks_a_ta_to_check_it(tmp_path):
     """A judge that raises on a submission's result (but judges the reference's) fails that test, and since only a
     person can tell a malformed result from a judge's bug, the test asks a TA to check it by hand (`review`), as a
     judge whose data cannot tell two readings apart does. Staff see both (the summary, results.json's extra_data,
-    the gradebook and so the class report's attention list); the student's report keeps its review box for the
-    integrity screen (a test may be one the student is not shown yet). The other tests are judged as usual."""
+    the gradebook and so the class report's attention list); the report's review box holds a test's request only
+    where the report shows that test (a withheld test's request would tell what it found). The other tests are judged as usual."""
     from dataclasses import replace
+    from html import escape
 
     from graders.baseline import problem_hooks, reference_run
     from graders.gradebook import Gradebook, GradedSubmission
@@ -316,12 +317,13 @@ def test_a_judge_that_cannot_read_a_result_asks_a_ta_to_check_it(tmp_path):
     from graders.results import GradeResult
     from graders.score import score_problem
     from graders.spec import load_problems
-    from reports.render import SHOWN, render_submission
+    from reports.render import SHOWN, render_submission, withheld
 
     (spec,) = load_problems(only=[PROBLEM])
     reference = reference_run(spec)
-    first, last = spec.tests[0], spec.tests[-1]
-    assert last.judge != first.judge
+    first = spec.tests[0]
+    last = next(t for t in spec.tests if t.visibility != "visible")  # shown after the due date
+    assert last.judge != first.judge and first.visibility == "visible"
 
     def picky(student, ref, options):  # a judge with a bug: it reads only the reference's exact data
         if student.value != ref.value:
@@ -347,7 +349,12 @@ def test_a_judge_that_cannot_read_a_result_asks_a_ta_to_check_it(tmp_path):
     assert any(line.startswith(f"{PROBLEM} · {first.name}: the grader could not judge") for line in lines)
     assert f"{last.name}: read it" in summary_text(result)
     assert results_json(result)["extra_data"]["review"] == lines
-    assert "read it" not in render_submission(result, shown=SHOWN["visible"])
+    for shown in ("visible", "all"):  # a request is in the report's box when its test is shown there
+        html, later = render_submission(result, shown=SHOWN[shown]), withheld(result, SHOWN[shown])
+        for test in (first, last):
+            line = escape(f"{PROBLEM} · {test.name}: ", quote=False)
+            assert (line in html) == (f"{PROBLEM}/{test.id}" not in later), (shown, test.id)
+    assert f"{PROBLEM}/{last.id}" in withheld(result, SHOWN["visible"]) and not withheld(result, SHOWN["all"])
     with Gradebook(tmp_path / "gradebook.sqlite") as book:
         book.record(GradedSubmission(name="sub", source="/subs/sub", content_hash="h", problems=PROBLEM, seed=2026,
                                      grader_version="", result=result, started_at=1.0, finished_at=2.0))
