@@ -464,6 +464,18 @@ class _Attempt:
         window = self.probe_window if probe is not None else self.deadline_window
         cpu, waits = self._counted()
         verdict = window.verdict(now, cpu, waits)
+        which = f"probe '{probe}'" if probe is not None else "the grading process"
+        if verdict == "stretch" and self.level == "weak":
+            if window.waited(waits) < UNCONTAINED_WAIT * window.limit:
+                verdict = "over"
+            else:  # no PID namespace: processes of the submission's own may have left the tree and held the CPU
+                self.busy = (f"{which} reached its {_seconds(window.limit)} s limit after "
+                             f"{_seconds(window.waited(waits))} s of waiting for a CPU other work held; at the weak "
+                             "sandbox level the grader cannot tell the machine's load from processes the submission "
+                             "started, so it does not stretch the limit: regrade on a quiet machine or at a stronger "
+                             "sandbox level")
+                self.reason, self.timed_out = self.busy, True
+                return True
         if verdict == "stretch":
             if probe is not None:
                 step = window.until(now) - self.probe_until
@@ -474,7 +486,6 @@ class _Attempt:
             else:
                 self.deadline = window.until(now)
             return False
-        which = f"probe '{probe}'" if probe is not None else "the grading process"
         if verdict == "busy":
             self.busy = (f"{which} did not finish in {MAX_STRETCH:g} times its {_seconds(window.limit)} s limit, "
                          f"{_seconds(window.waited(waits))} s of it waiting for a CPU the machine gave to other work: "
@@ -500,7 +511,8 @@ class _Attempt:
         its control group (cgroup v2, or v1 with cpuacct), or without one its live process tree and what that tree
         reaped, while no process of the tree ignores SIGCHLD; else (None, {}). A child whose children the kernel
         reaps itself (SIGCHLD ignored) has CPU the process tree cannot show, which could keep a counted thread waiting
-        on a quiet machine: nothing is credited, and the limits count wall time as they always did."""
+        on a quiet machine: nothing is credited, and the limits count wall time as they always did. At the weak
+        level (no PID namespace: a process can leave the tree) the waits never stretch a limit (`_limit_passed`)."""
         if self.group is not None:
             cpu = self.group.cpu_seconds()
             return (cpu, run_queue_waits(self.group.pids())) if cpu is not None else (None, {})
@@ -683,6 +695,10 @@ def _reaped_seconds(pid: int) -> float:
         fields = handle.read().rsplit(")", 1)[1].split()
     return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
 
+
+#: at the weak level, a limit passed after waiting for a CPU at least this share of it is not graded (the machine's
+#: load or the submission's own processes outside the tree, which the grader cannot tell apart); less is the code's
+UNCONTAINED_WAIT = 0.25
 
 #: SIGCHLD's bit in /proc/<pid>/status's signal masks (signal 17, bit 16)
 SIGCHLD_BIT = 1 << (signal.SIGCHLD - 1)

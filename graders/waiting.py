@@ -27,14 +27,18 @@ other than the normal one: SCHED_IDLE gets a fraction of a percent of a CPU besi
 credited nothing at all.
 
 The parent credits waiting only where it counts all of the child's CPU: its control group (the strong level), or
-without one (the unprivileged and weak levels) its process tree, every thread of every live process and what they
-reaped, while no process of the tree ignores SIGCHLD. A child that ignores SIGCHLD has its children reaped by the
-kernel, their CPU charged to nobody the process tree can show, and such uncounted spinners could keep a counted
-thread waiting on a quiet machine (graders.probe). Left open below the strong level: a child that asks for the same
-through sigaction's SA_NOCLDWAIT flag (not shown in /proc), or one whose processes leave the tree (the weak level has
-no PID namespace). What that buys is wall time, up to MAX_STRETCH times a limit, for work done where the tree's CPU
-clock does not see it, which the same trick already hides from that clock's timing marks at these levels: the strong
-level is the one to trust with hostile code (graders.integrity lists a file's `ctypes` and process calls for review).
+without one, at the unprivileged level, its process tree, every thread of every live process and what they reaped,
+while no process of the tree ignores SIGCHLD (the sandbox's PID namespace keeps every process the child starts in
+that tree). A child that ignores SIGCHLD has its children reaped by the kernel, their CPU charged to nobody the
+process tree can show, and such uncounted spinners could keep a counted thread waiting on a quiet machine
+(graders.probe). At the weak level there is no PID namespace: a double fork leaves the tree, and spinners there make
+a quiet machine look busy (a red team turned a 110 s sleep under a 30 s limit into full marks that way). So a weak
+limit never stretches: one passed after waiting for a CPU at least a quarter of it is not graded (the grader's fault,
+said as the level's: regrade on a quiet machine or at a stronger level), a shorter wait leaves the timeout the code's.
+Left open at the unprivileged level: a child that asks for uncounted children through sigaction's SA_NOCLDWAIT flag
+(not shown in /proc; graders.integrity lists `ctypes` and process calls for review). At every level the two counted
+waits may overlap (threads pinned to one CPU wait at the same moments), so a limit of W admits up to about 3 W of a
+sleep on a quiet machine, never more than W of CPU.
 
 Not seen here: a virtual machine's CPUs slowed by its host (steal time) show as running, not as waiting.
 """

@@ -160,14 +160,20 @@ def any_level(request, monkeypatch):
 
 def test_a_probe_the_machine_slowed_keeps_its_points(tmp_path, busy_machine, any_level):
     """1.25 s of wall clock under a 0.75 s limit, but 0.125 s of it its own: the limit stretches (up to MAX_STRETCH
-    times it, 3 s), full marks, at every sandbox level."""
+    times it, 3 s), full marks. At the weak level (no PID namespace: the submission's own processes may leave the
+    tree and hold the CPU) nothing stretches: a limit passed after waiting a quarter of it is not graded (a grader
+    fault that says why, regraded by staff), never points lost."""
     result = _grade(_slowed_forward(tmp_path, 1.25), probe_seconds=0.75)
+    if any_level == "weak":
+        assert result.fault is not None and "at the weak sandbox level" in result.fault, result.fault
+        assert result.errors == [FAULT_MESSAGE]
+        return
     assert result.fault is None and result.score == result.max_score, [t.message for t in result.tests if not t.passed]
 
 
-def test_a_probe_that_sleeps_still_times_out(tmp_path):
+def test_a_probe_that_sleeps_still_times_out(tmp_path, any_level):
     """A wait on a quiet machine is the code's own: timed out at 0.5 s, its points lost (the 2.5 s the code asks
-    for are cut there, so they cost no more than a shorter wait)."""
+    for are cut there, so they cost no more than a shorter wait), at every level."""
     result = _grade(_slowed_forward(tmp_path, 2.5), probe_seconds=0.5)
     assert result.fault is None and result.score < result.max_score
     assert any("timed out after 0.5 s" in t.message for t in result.tests if not t.passed), result.notes
@@ -201,7 +207,7 @@ def test_a_probes_stretch_is_added_to_the_problems_clock_and_only_with_all_cpu_c
     config = probe.ChildConfig(tmp_path, tmp_path, tmp_path, ["p"], 0)
     attempt = probe._Attempt(config, ["p"], probe.Limits(probe_seconds=1, wall_seconds=2), 0, probe.ChannelBudget(),
                              started, started + 2)
-    attempt.group = _Group()
+    attempt.group, attempt.level = _Group(), "strong"
     attempt.current, attempt.probe_until = "p", started + 1
     attempt.probe_window = Window(started, 1.0, 0.1, {1: 0})
     assert not attempt._limit_passed(started + 1.0, "p")  # waited 0.9 s of 1: stretched by a step
@@ -221,6 +227,22 @@ def _spawn(ignore_children):
     while len(probe._tree(proc.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
     return proc
+
+
+def test_at_the_weak_level_a_short_wait_is_the_codes_own(monkeypatch, tmp_path):
+    """At the weak level a limit is never stretched: a wait under a quarter of the limit leaves it the code's
+    timeout, a longer one is not graded (`busy`: the grader's fault, said as the level's)."""
+    started = 1000.0
+    config = probe.ChildConfig(tmp_path, tmp_path, tmp_path, ["p"], 0)
+    for waited, stopped_as in ((0.2, "timed out after 1 s"), (0.3, "at the weak sandbox level")):
+        monkeypatch.setattr(probe, "run_queue_waits", lambda pids, w=waited: {1: int(w * 1e9)})
+        attempt = probe._Attempt(config, ["p"], probe.Limits(probe_seconds=1, wall_seconds=2), 0,
+                                 probe.ChannelBudget(), started, started + 2)
+        attempt.group, attempt.level = _Group(), "weak"
+        attempt.current, attempt.probe_until = "p", started + 1
+        attempt.probe_window = Window(started, 1.0, 0.1, {1: 0})
+        assert attempt._limit_passed(started + 1.0, "p") and stopped_as in attempt.reason, attempt.reason
+        assert (attempt.busy is not None) == (waited > 0.25) and attempt.granted == 0
 
 
 @pytest.mark.parametrize("ignore_children", [False, True])
