@@ -469,8 +469,9 @@ class _Attempt:
             if window.waited(waits) < UNCONTAINED_WAIT * window.limit:
                 verdict = "over"
             else:  # no PID namespace: processes of the submission's own may have left the tree and held the CPU
-                self.busy = (f"{which} reached its {_seconds(window.limit)} s limit after "
-                             f"{_seconds(window.waited(waits))} s of waiting for a CPU other work held; at the weak "
+                waited = min(window.waited(waits), now - window.started)  # two threads' waits may overlap
+                self.busy = (f"{which} reached its {_seconds(window.limit)} s limit having waited "
+                             f"{_seconds(waited)} s of it for a CPU other work held; at the weak "
                              "sandbox level the grader cannot tell the machine's load from processes the submission "
                              "started, so it does not stretch the limit: regrade on a quiet machine or at a stronger "
                              "sandbox level")
