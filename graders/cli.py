@@ -83,7 +83,7 @@ def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs
     from reports.render import SHOWN, render_submission
 
     from .grade import GradeOptions, grade_submission
-    from .record import summary_text, write_results
+    from .record import summary_text, write_atomic, write_results
     from .spec import SpecError
 
     _check_writable(out_dir or Path("autograde-results"))  # before minutes of grading, not after
@@ -96,8 +96,6 @@ def grade_cmd(submission: Path, out_dir: Path | None, problems: str | None, jobs
     click.echo(summary_text(result))
     try:
         write_results(result, out_dir)
-        from .record import write_atomic
-
         write_atomic(out_dir / "report.html", render_submission(result, shown=SHOWN[show]))
     except OSError as exc:
         raise click.ClickException(f"cannot write the results to {one_line(str(out_dir))}: "

@@ -16,6 +16,7 @@ from typing import Any, Dict, List
 
 from .clusters import FailedTest, Failures
 from .gradebook import Gradebook, SubmissionRow
+from .results import review_line
 from .safetext import csv_cell
 
 
@@ -97,7 +98,7 @@ def _reviews(book: Gradebook) -> Dict[str, List[str]]:
 
 def _test_reviews(detail: Dict[str, Any]) -> List[str]:
     """The stored result's tests that asked for a TA's look, as GradeResult.staff_review says them."""
-    return [f"{p.get('id')} · {t.get('name')}: {t['review']}" for p in detail.get("problems") or []
+    return [review_line(str(p.get("id")), str(t.get("name")), str(t["review"])) for p in detail.get("problems") or []
             for t in p.get("tests") or [] if t.get("review")]
 
 

@@ -207,5 +207,10 @@ class GradeResult:
         """Everything a TA should look at: the integrity screen's lines (`review`, which the student sees too) and
         the tests whose judges asked for a person (named by problem and test: staff only, since a test may be one
         the student is not shown yet)."""
-        return list(self.review) + [f"{p.id} · {t.name}: {t.review}" for p in self.problems for t in p.tests
+        return list(self.review) + [review_line(p.id, t.name, t.review) for p in self.problems for t in p.tests
                                     if t.review]
+
+
+def review_line(problem: str, test: str, text: str) -> str:
+    """A test's request for a person, as the review lists say it: named by problem and test."""
+    return f"{problem} · {test}: {text}"

@@ -10,6 +10,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 
 from graders.catalogue import MISCONCEPTIONS, Misconception, explain, misconceptions  # noqa: F401 (re-exported)
+from graders.results import review_line
 from graders.safetext import printable
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -129,5 +130,5 @@ def render_submission(result: Any, links: Optional[Dict[str, str]] = None,
 def review_lines(result: Any, later: Collection[str]) -> List[str]:
     """The review box's lines: the integrity screen's, then each test that asked for a person, of the tests this
     report shows (a withheld test's request would tell what it found)."""
-    return list(result.review) + [f"{p.id} · {t.name}: {t.review}" for p in result.problems for t in p.tests
+    return list(result.review) + [review_line(p.id, t.name, t.review) for p in result.problems for t in p.tests
                                   if getattr(t, "review", None) and f"{p.id}/{t.id}" not in later]

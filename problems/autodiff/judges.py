@@ -676,23 +676,22 @@ def time_ratio(student: ProbeOutcome, reference: ProbeOutcome, options: Dict[str
         )
     # every size, whatever the ratios say: time padded at some sizes only (a middle size slowed so that the largest
     # pair looks linear) shows here as it does when padded evenly
-    if multiples and max(multiples.values()) > limit and steady_slowdown(ratios, multiples, bound):
-        nodes = max(multiples, key=lambda n: multiples[n])
-        return Verdict(
-            0.0,
-            f"the time grows like the graph (ratios when it doubles: {', '.join(f'{r:.2f}' for r in ratios)}), "
-            f"but at {nodes} nodes backpropagate took {multiples[nodes]:.0f}x the time of the grader's own linear "
-            f"pass over the same graph (linear traversals take 2-4x, the bound is {limit:g}x), and about as many "
-            "times at every size: look for a costly step repeated for every node (a copy of a list or dict, a sort, "
-            "building objects). Course staff will read backpropagate: time is only worth points for work that "
-            "grows like the graph, and padding that grows with it looks the same",
-            figure=figure,
-            review=f"{multiples[nodes]:.0f}x the grader's linear pass at every size, time growing like the graph: "
-                   "a slow linear traversal (the points are the TA's to give) or a quadratic hidden by padding; "
-                   "read backpropagate",
-        )
     if multiples and max(multiples.values()) > limit:
         nodes = max(multiples, key=lambda n: multiples[n])
+        if steady_slowdown(ratios, multiples, bound):
+            return Verdict(
+                0.0,
+                f"the time grows like the graph (ratios when it doubles: {', '.join(f'{r:.2f}' for r in ratios)}), "
+                f"but at {nodes} nodes backpropagate took {multiples[nodes]:.0f}x the time of the grader's own linear "
+                f"pass over the same graph (linear traversals take 2-4x, the bound is {limit:g}x), and about as many "
+                "times at every size: look for a costly step repeated for every node (a copy of a list or dict, a "
+                "sort, building objects). Course staff will read backpropagate: time is only worth points for work "
+                "that grows like the graph, and padding that grows with it looks the same",
+                figure=figure,
+                review=f"{multiples[nodes]:.0f}x the grader's linear pass at every size, time growing like the graph: "
+                       "a slow linear traversal (the points are the TA's to give) or a quadratic hidden by padding; "
+                       "read backpropagate",
+            )
         smallest, top = min(multiples), max(multiples)  # the sizes `grows_faster_than_linear` compares
         return Verdict(
             0.0,

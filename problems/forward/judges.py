@@ -30,7 +30,6 @@ FD_RTOL, FD_ATOL = 1e-4, 1e-6
 
 TAYLOR = "every rule is the first-order Taylor expansion g(a + bε) = g(a) + g'(a)·b ε"
 
-#: what a rule's probe checks exactly at a kink (cases marked "kink" by the probe) must be told
 #: what a failure far from 0 says, by the sign of a: {primitive: (note for a < 0, note for a >= 0)}
 EXTREME_NOTES = {
     "sigmoid": (
@@ -46,6 +45,7 @@ EXTREME_NOTES = {
 #: |a| = 20 is 2e-9 off and right for every use)
 EXTREME_ATOL = 1e-6
 
+#: what a rule's probe checks exactly at a kink (cases marked "kink" by the probe) must be told
 KINK_NOTES = {
     "relu": ("relu has no derivative at its kink a = 0; the convention is the tangent 0 there, as the reverse-mode "
              "relu's derivative (operators.relu_back(x, d) = d if x > 0 else 0): the tangent is [a > 0]·b, "

@@ -41,7 +41,7 @@ def constant(values):
 
 
 def as_list(t):
-    return np.asarray(t.to_numpy(), dtype=np.float64).tolist()
+    return values_of(t).tolist()
 
 
 def grads_of(inputs):
